@@ -1,0 +1,165 @@
+"""The scheduler-policy protocol (the kernel's ``sched_class``) and the constants policies share.
+
+The machine (``model.machine``) owns CPUs, tasks and time; a policy owns only run-queue state. The
+machine calls a policy in the kernel's order:
+
+* creation:  ``select_task_rq`` -> ``task_new`` (the task is then queued, runnable);
+* wakeup:    ``select_task_rq`` -> ``enqueue(wakeup=True)`` -> ``check_preempt_wakeup`` (if the CPU is busy);
+* schedule:  ``update_curr`` -> (``dequeue`` if prev blocks, else ``put_prev``) -> ``pick_next``;
+* tick:      ``update_curr`` -> ``task_tick`` (returns need_resched);
+* yield:     ``update_curr`` -> ``yield_task`` -> schedule as above -> ``yield_noop_budget_ns``.
+
+``now_ns`` is integer nanoseconds; jiffies are ``now_ns // tick_ns``. A policy tracks which task is
+current on each CPU through ``pick_next`` (the kernel's ``set_next_entity``) and the time it last
+charged it (``exec_start``), exactly as ``update_curr`` does in the kernel. Runtime charged by a
+policy includes interrupt time spent on the CPU while the task was current: before 2.6.37 the kernel
+charged irq time to the interrupted task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from model.task import Task
+
+NSEC_PER_SEC = 1_000_000_000
+NSEC_PER_MSEC = 1_000_000
+NICE_0_LOAD = 1024
+
+# kernel/sched.c (2.6.23 onward, unchanged since): weight per nice level, index nice + 20.
+PRIO_TO_WEIGHT: tuple[int, ...] = (
+    88761, 71755, 56483, 46273, 36291,
+    29154, 23254, 18705, 14949, 11916,
+    9548, 7620, 6100, 4904, 3906,
+    3121, 2501, 1991, 1586, 1277,
+    1024, 820, 655, 526, 423,
+    335, 272, 215, 172, 137,
+    110, 87, 70, 56, 45,
+    36, 29, 23, 18, 15,
+)  # fmt: skip
+
+
+def nice_to_weight(nice: int) -> int:
+    return PRIO_TO_WEIGHT[nice + 20]
+
+
+def ilog2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def cpu_scale_factor(ncpus: int, cap: int | None = None) -> int:
+    """``1 + ilog2(ncpus)``: the boot-time factor of ``sched_init_granularity`` (capped at 8 CPUs in 3.x+)."""
+    n = min(ncpus, cap) if cap is not None else ncpus
+    return 1 + ilog2(max(n, 1))
+
+
+@dataclass(frozen=True, slots=True)
+class RunqueueEntry:
+    """One row of a run-queue view for the GUI: a task, where it sits, and the key that orders it."""
+
+    tid: int
+    group: str  # "running", "active", "expired", "queued", "eligible", "ineligible", ...
+    key_name: str  # "prio", "vruntime", "fair_key", "deadline", ...
+    key: int
+    detail: str = ""  # extra text, e.g. "slice 80 ms" or "lag +1.2 ms"
+
+
+@dataclass(frozen=True, slots=True)
+class RunqueueView:
+    """A CPU's run queue as the GUI draws it (BFS returns the global queue for every CPU)."""
+
+    cpu: int
+    entries: tuple[RunqueueEntry, ...]
+    clock_name: str = ""  # "min_vruntime", "fair_clock", "jiffies", "avg_vruntime", ...
+    clock: int = 0
+
+
+class SchedPolicy(Protocol):
+    """One scheduling policy. Implementations live one per module in ``model/sched/``."""
+
+    name: str
+
+    def select_task_rq(self, task: Task, now_ns: int) -> int:
+        """CPU a new or woken task goes to (the CPU to kick, for a global-queue policy)."""
+        ...
+
+    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+        """Initialise ``task.se`` and queue the new task on ``cpu`` (fork placement)."""
+        ...
+
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+        """Queue a task that became runnable (``wakeup``: asleep since ``task.sleep_start_ns``)."""
+        ...
+
+    def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
+        """The current task of ``cpu`` blocks: take it off the run queue (it is no longer current)."""
+        ...
+
+    def put_prev(self, task: Task, cpu: int, now_ns: int) -> None:
+        """The still-runnable current task of ``cpu`` is being switched out (or re-picked): requeue it."""
+        ...
+
+    def pick_next(self, cpu: int, now_ns: int) -> Task | None:
+        """Choose and take the next task for ``cpu``, which becomes current; None means idle."""
+        ...
+
+    def update_curr(self, cpu: int, now_ns: int) -> None:
+        """Charge the current task of ``cpu`` for the time since it was last charged."""
+        ...
+
+    def task_tick(self, cpu: int, now_ns: int) -> bool:
+        """Scheduler tick on ``cpu`` with a task current. Returns True to set need_resched."""
+        ...
+
+    def check_preempt_wakeup(self, cpu: int, woken: Task, now_ns: int) -> bool:
+        """Should the task just woken onto busy ``cpu`` preempt its current task?"""
+        ...
+
+    def yield_task(self, cpu: int, now_ns: int) -> str:
+        """``sys_sched_yield`` body for the current task of ``cpu``, before ``schedule()``.
+
+        Returns a short phrase saying where the yielder lands ("expired array", "rightmost",
+        "in place", "deadline +39 ms", "alone: no-op"), shown by the GUI and the trace.
+        """
+        ...
+
+    def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
+        """After a yield that re-picked the yielder: how much longer (ns of it running) every further
+        yield stays a no-op, if nothing else happens on the CPU (no tick, no wakeup). ``None``: no bound.
+        ``0``: the next yield may switch, so the machine performs it for real.
+        """
+        ...
+
+    def set_tunable(self, key: str, value: int) -> None:
+        """Live sysctl such as ``compat_yield``; takes effect at the current instant."""
+        ...
+
+    def nr_running(self, cpu: int) -> int:
+        """Runnable tasks that ``cpu`` may run, the current one included."""
+        ...
+
+    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
+        """The run queue of ``cpu`` (current task first), for snapshots."""
+        ...
+
+
+def select_cpu_per_rq(task: Task, ncpus: int, nr_running: Callable[[int], int]) -> int:
+    """Placement shared by the per-CPU run-queue policies (O(1), CFS, EEVDF).
+
+    Pinned tasks go to their CPU. A new task (``task.se is None``) goes to the allowed CPU with the
+    fewest runnable tasks. A woken task goes back to its last CPU unless that CPU is busy and another
+    allowed CPU is idle (the kernel's ``wake_idle``).
+    # SIMPLIFICATION: no periodic load balancing and no migration of runnable tasks.
+    """
+    if task.pinned_cpu is not None:
+        return task.pinned_cpu
+    if task.se is None:
+        return min(range(ncpus), key=lambda c: (nr_running(c), c))
+    if nr_running(task.cpu) == 0:
+        return task.cpu
+    for cpu in range(ncpus):
+        if nr_running(cpu) == 0:
+            return cpu
+    return task.cpu
