@@ -36,6 +36,12 @@ class Task:
     nivcsw: int = 0  # involuntary context switches (preempted)
     sleep_start_ns: int = 0
     role: str = ""  # free label shown by the GUI ("data", "reporter", "sender", ...)
+    # Execution state, owned by the machine.
+    program: Any = None  # the generator of actions (model.actions.Program)
+    left_ns: int = 0  # what remains of the current Compute action
+    spin: Any = None  # the Spin action in progress, if any
+    spin_phase_ns: int = 0  # time since the spinner's last yield
+    timer_gen: int = 0  # invalidates stale sleep timers
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -1,0 +1,106 @@
+"""What a task's program can do: the actions a program generator yields to the machine.
+
+A program is a generator: ``def program(...): yield Compute(50_000); yield SchedYield(); ...``.
+The machine executes each action in simulated time and resumes the generator when it completes.
+Instant actions (``Signal``) and blocking ones (``Wait``, ``Nanosleep``) map onto the kernel's
+semantics as the docstrings say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from model.task import Task
+
+
+@dataclass(slots=True)
+class Compute:
+    """Run on the CPU for ``ns`` of the task's own time (preemptible; interrupts stretch it)."""
+
+    ns: int
+
+
+@dataclass(slots=True)
+class SchedYield:
+    """``sched_yield()``: the policy's ``yield_task`` then ``schedule()``."""
+
+
+@dataclass(slots=True)
+class Nanosleep:
+    """``nanosleep(ns)``. # SIMPLIFICATION: low-resolution timers, as on the 2007 ARM board: the timer
+    fires from the tick, at the first jiffy boundary at or after now + ns; ``usleep(0)`` therefore
+    sleeps until the next tick."""
+
+    ns: int
+
+
+class Watchable:
+    """Shared state that spinning tasks poll (a report ring, a flag). ``changed()`` tells the machine."""
+
+    __slots__ = ("on_change",)
+
+    def __init__(self) -> None:
+        self.on_change: Callable[[Watchable], None] | None = None
+
+    def changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change(self)
+
+
+@dataclass(slots=True)
+class Spin:
+    """A polling loop: each iteration checks ``until()`` (``iter_ns`` of CPU) and, with
+    ``yield_each``, calls ``sched_yield()``; it ends at the first check that finds ``until()`` true.
+
+    The machine collapses the loop: iterations that cannot change the outcome cost no events
+    (see ``SchedPolicy.yield_noop_budget_ns``), and the yields are counted in closed form.
+    """
+
+    until: Callable[[], bool]
+    watch: Watchable
+    iter_ns: int
+    yield_each: bool = True
+
+
+@dataclass(eq=False)
+class CondVar:
+    """A POSIX condition variable: ``Signal`` wakes one waiter and is lost if nobody waits."""
+
+    name: str
+    waiters: list[Task] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Wait:
+    """``pthread_cond_wait``: block until signalled."""
+
+    cond: CondVar
+
+
+@dataclass(slots=True)
+class Signal:
+    """``pthread_cond_signal``: wake the longest waiter, if any (instant)."""
+
+    cond: CondVar
+
+
+@dataclass(eq=False)
+class WaitQueue:
+    """A kernel wait queue (a socket's, a device's): tasks blocked on it until woken."""
+
+    name: str
+    tasks: list[Task] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Block:
+    """Block on ``waitq`` until something calls ``Machine.wake_all(waitq)``."""
+
+    waitq: WaitQueue
+
+
+Action = Compute | SchedYield | Nanosleep | Spin | Wait | Signal | Block
+Program = Generator[Action, None, None]

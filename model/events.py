@@ -1,0 +1,59 @@
+"""The event queue: a heap of ``(t_ns, prio, seq, handler, arg)`` with integer-nanosecond time.
+
+``prio`` orders events at the same instant by kind, ``seq`` by insertion, so the order is total and
+a run is deterministic. Cancellation is lazy: handlers carry a generation number and ignore stale
+events. Time never goes backwards (checked on every push).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import Any
+
+# Same-instant order: interrupts first (they preempt), then ticks, timers, task segment ends, sampling.
+PRIO_IRQ = 0
+PRIO_TICK = 1
+PRIO_TIMER = 2
+PRIO_TASK = 3
+PRIO_SAMPLE = 4
+
+Handler = Callable[[Any], None]
+
+
+class EventQueue:
+    __slots__ = ("_heap", "_seq", "dispatched", "now_ns")
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[int, int, int, Handler, Any]] = []
+        self._seq = 0
+        self.now_ns = 0
+        self.dispatched = 0
+
+    def push(self, t_ns: int, prio: int, handler: Handler, arg: Any = None) -> None:
+        if t_ns < self.now_ns:
+            raise AssertionError(f"event at {t_ns} ns is in the past (now {self.now_ns} ns)")
+        self._seq += 1
+        heapq.heappush(self._heap, (t_ns, prio, self._seq, handler, arg))
+
+    def next_time(self) -> int | None:
+        return self._heap[0][0] if self._heap else None
+
+    def run_until(self, t_end_ns: int, max_events: int | None = None) -> bool:
+        """Dispatch every event with ``t <= t_end_ns``; then set the clock to ``t_end_ns``.
+
+        Returns False if ``max_events`` stopped it early (the clock then stays at the last event).
+        """
+        heap = self._heap
+        pop = heapq.heappop
+        budget = -1 if max_events is None else max_events
+        while heap and heap[0][0] <= t_end_ns:
+            if budget == 0:
+                return False
+            budget -= 1
+            t, _prio, _seq, handler, arg = pop(heap)
+            self.now_ns = t
+            self.dispatched += 1
+            handler(arg)
+        self.now_ns = t_end_ns
+        return True

@@ -1,0 +1,524 @@
+"""The machine: CPUs that run tasks' programs under a scheduler policy, with ticks, interrupts and timers.
+
+It owns simulated time (through ``EventQueue``), the CPUs and the tasks; the policy owns the run
+queues. Everything happens at integer-nanosecond instants and in a total order, so a run is a pure
+function of its inputs. Spinning tasks (``Spin``) cost events only when something can change the
+outcome: a tick, a wakeup, an interrupt, the watched state changing, or the policy's no-op budget
+running out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from model.actions import (
+    Block,
+    Compute,
+    CondVar,
+    Nanosleep,
+    SchedYield,
+    Signal,
+    Spin,
+    Wait,
+    WaitQueue,
+    Watchable,
+)
+from model.events import PRIO_IRQ, PRIO_TASK, PRIO_TICK, PRIO_TIMER, EventQueue
+from model.sched.base import NSEC_PER_SEC, SchedPolicy
+from model.task import Task, TaskState
+
+TRACE_LIMIT = 20_000  # recent trace records kept for snapshots when nobody drains them
+
+
+class Seg:
+    """What the CPU's current segment is; its end event fires ``_on_segment_end``.
+
+    Plain ints rather than an enum: these are read on every event.
+    """
+
+    NONE = 0
+    BEGIN = 1  # start (or resume) the current task at once
+    OVERHEAD = 2  # context-switch cost before the incoming task runs
+    COMPUTE = 3
+    SPIN = 4  # spinning with no pending end (ends on an event)
+    SPIN_YIELD = 5  # spinning; at the end, a yield that may switch
+    SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition true
+    NAMES = ("none", "begin", "overhead", "compute", "spin", "spin", "spin")
+
+
+SPINNING = (Seg.SPIN, Seg.SPIN_YIELD)
+RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
+
+
+@dataclass(eq=False)
+class Cpu:
+    index: int
+    curr: Task | None = None
+    need_resched: bool = False
+    seg: int = Seg.NONE
+    gen: int = 0  # bumps to invalidate the pending segment end
+    seg_start_ns: int = 0
+    overhead_left_ns: int = 0
+    irq_until_ns: int = 0
+    irq_gen: int = 0
+    irq_handlers: list[tuple[Callable[[Any], None], Any]] = field(default_factory=list)
+    tick_armed: bool = False
+    kick_pending: bool = False
+    # Accounting, in ns since the start of the run.
+    task_ns: int = 0
+    hardirq_ns: int = 0
+    softirq_ns: int = 0
+    switches: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TraceRecord:
+    t_ns: int
+    cpu: int
+    kind: str  # "switch", "yield", "wake", "irq", "command"
+    tid: int  # the task concerned (the incoming one for a switch; 0 for idle)
+    prev_tid: int = 0
+    info: str = ""
+
+
+class Machine:
+    """N CPUs, a periodic tick at ``hz``, a policy, and tasks running programs."""
+
+    def __init__(
+        self,
+        ncpus: int,
+        hz: int,
+        policy: SchedPolicy,
+        context_switch_ns: int = 0,
+        syscall_ns: int = 0,
+        full_trace: bool = False,
+    ) -> None:
+        self.q = EventQueue()
+        self.cpus = [Cpu(i) for i in range(ncpus)]
+        self.hz = hz
+        self.tick_ns = NSEC_PER_SEC // hz
+        self.policy = policy
+        self.context_switch_ns = context_switch_ns
+        self.syscall_ns = syscall_ns  # one sched_yield() round trip when nothing switches
+        self.tasks: list[Task] = []
+        self.full_trace = full_trace
+        self.trace: list[TraceRecord] = []
+        self._spinners: dict[Watchable, list[Task]] = {}
+        self._irq_exiting: Cpu | None = None
+
+    @property
+    def now_ns(self) -> int:
+        return self.q.now_ns
+
+    # ---- building -------------------------------------------------------------------------------
+
+    def spawn(
+        self,
+        name: str,
+        program: Callable[[Task], Any],
+        nice: int = 0,
+        cpu: int | None = None,
+        role: str = "",
+    ) -> Task:
+        """Create a runnable task whose behaviour is ``program(task)`` (a generator of actions)."""
+        task = Task(tid=len(self.tasks) + 1, name=name, nice=nice, pinned_cpu=cpu, role=role)
+        task.program = program(task)
+        self.tasks.append(task)
+        target = self.policy.select_task_rq(task, self.now_ns)
+        task.cpu = target
+        self.policy.task_new(task, target, self.now_ns)
+        self._kick(self.cpus[target])
+        return task
+
+    def watch(self, w: Watchable) -> None:
+        w.on_change = self._watch_changed
+
+    # ---- running --------------------------------------------------------------------------------
+
+    def run_until(self, t_end_ns: int, max_events: int | None = None) -> bool:
+        return self.q.run_until(t_end_ns, max_events)
+
+    def _record(self, cpu: int, kind: str, tid: int, prev_tid: int = 0, info: str = "") -> None:
+        trace = self.trace
+        trace.append(TraceRecord(self.q.now_ns, cpu, kind, tid, prev_tid, info))
+        if not self.full_trace and len(trace) > TRACE_LIMIT:
+            del trace[: TRACE_LIMIT // 2]
+
+    def _post_seg(self, cpu: Cpu, seg: int, end_ns: int) -> None:
+        cpu.gen += 1
+        cpu.seg = seg
+        cpu.seg_start_ns = self.q.now_ns
+        self.q.push(end_ns, PRIO_TASK, self._on_segment_end, (cpu, cpu.gen))
+
+    def _open_seg(self, cpu: Cpu, seg: int) -> None:
+        """Start a segment with no end event: only something happening on the CPU ends it."""
+        cpu.gen += 1
+        cpu.seg = seg
+        cpu.seg_start_ns = self.q.now_ns
+
+    def _account(self, cpu: Cpu) -> None:
+        """Charge the current segment up to now (the pending end event stays valid)."""
+        now = self.q.now_ns
+        elapsed = now - cpu.seg_start_ns
+        cpu.seg_start_ns = now
+        task = cpu.curr
+        if elapsed <= 0 or task is None or cpu.seg == Seg.NONE or cpu.seg == Seg.BEGIN:
+            return
+        task.exec_ns += elapsed
+        cpu.task_ns += elapsed
+        seg = cpu.seg
+        if seg == Seg.COMPUTE:
+            task.left_ns -= elapsed
+        elif seg == Seg.OVERHEAD:
+            cpu.overhead_left_ns -= elapsed
+        elif task.spin is not None and task.spin.yield_each:
+            # Yields fall every `period` of spinning; count those strictly before now.
+            period = max(task.spin.iter_ns + self.syscall_ns, 1)
+            total = task.spin_phase_ns + elapsed
+            done = (total - 1) // period
+            task.yields += done
+            task.spin_phase_ns = total - done * period
+
+    def _stop(self, cpu: Cpu) -> None:
+        self._account(cpu)
+        cpu.gen += 1
+        cpu.seg = Seg.NONE
+
+    def _on_segment_end(self, arg: tuple[Cpu, int]) -> None:
+        cpu, gen = arg
+        if gen != cpu.gen:
+            return
+        self._account(cpu)
+        seg = cpu.seg
+        task = cpu.curr
+        assert task is not None
+        if seg == Seg.COMPUTE:
+            task.left_ns = 0
+            self._step(cpu)
+        elif seg == Seg.SPIN_YIELD:
+            self._spin_yield(cpu)
+        elif seg == Seg.SPIN_EXIT:
+            task.spin = None
+            self._step(cpu)
+        else:  # BEGIN, OVERHEAD
+            cpu.overhead_left_ns = 0
+            self._run(cpu)
+
+    def _run(self, cpu: Cpu) -> None:
+        """(Re)start the current task of ``cpu`` where it left off."""
+        task = cpu.curr
+        if task is None:
+            cpu.seg = Seg.NONE
+            return
+        now = self.q.now_ns
+        if cpu.overhead_left_ns > 0:
+            self._post_seg(cpu, Seg.OVERHEAD, now + cpu.overhead_left_ns)
+        elif task.left_ns > 0:
+            self._post_seg(cpu, Seg.COMPUTE, now + task.left_ns)
+        elif task.spin is not None:
+            self._spin_resume(cpu)
+        else:
+            self._step(cpu)
+
+    def _step(self, cpu: Cpu) -> None:
+        """Run the current task's program through instant actions up to the next one that takes time."""
+        task = cpu.curr
+        assert task is not None
+        cpu.seg_start_ns = self.q.now_ns
+        cpu.seg = Seg.NONE
+        while True:
+            if cpu.need_resched:  # return to user space: the kernel reschedules here
+                self._preempt(cpu)
+                return
+            try:
+                act = next(task.program)
+            except StopIteration:
+                task.state = DEAD
+                self._schedule(cpu, blocking=True)
+                return
+            kind = type(act)
+            if kind is Compute:
+                if act.ns > 0:
+                    task.left_ns = act.ns
+                    self._post_seg(cpu, Seg.COMPUTE, self.q.now_ns + task.left_ns)
+                    return
+            elif kind is Signal:
+                self._signal(act.cond)
+            elif kind is SchedYield:
+                task.yields += 1
+                if not self._sys_yield(cpu):
+                    return
+            elif kind is Spin:
+                if not act.until():
+                    task.spin = act
+                    task.spin_phase_ns = 0
+                    self._spinners.setdefault(act.watch, []).append(task)
+                    self._spin_resume(cpu)
+                    return
+            elif kind is Wait:
+                act.cond.waiters.append(task)
+                self._schedule(cpu, blocking=True)
+                return
+            elif kind is Block:
+                act.waitq.tasks.append(task)
+                self._schedule(cpu, blocking=True)
+                return
+            elif kind is Nanosleep:
+                self._nanosleep(cpu, task, act.ns)
+                return
+            else:
+                raise TypeError(f"task {task.name} yielded {act!r}, which is not an action")
+
+    # ---- scheduling -----------------------------------------------------------------------------
+
+    def _schedule(self, cpu: Cpu, blocking: bool, voluntary: bool = True, arm_same: bool = True) -> bool:
+        """``schedule()`` on ``cpu``. Returns True if the previous task was picked again."""
+        now = self.q.now_ns
+        policy = self.policy
+        prev = cpu.curr
+        if prev is not None:
+            self._stop(cpu)
+            policy.update_curr(cpu.index, now)
+            if blocking:
+                policy.dequeue(prev, cpu.index, now)
+                if prev.state != DEAD:
+                    prev.state = SLEEPING
+                prev.sleep_start_ns = now
+            else:
+                policy.put_prev(prev, cpu.index, now)
+                prev.state = RUNNABLE
+        nxt = policy.pick_next(cpu.index, now)
+        cpu.need_resched = False
+        if nxt is None and prev is None:
+            return False
+        if nxt is prev and prev is not None:
+            prev.state = RUNNING
+            if arm_same:
+                self._post_seg(cpu, Seg.BEGIN, now)
+            return True
+        if prev is not None:
+            if voluntary or blocking:
+                prev.nvcsw += 1
+            else:
+                prev.nivcsw += 1
+        cpu.curr = nxt
+        cpu.switches += 1
+        self._record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
+        if nxt is None:
+            cpu.seg = Seg.NONE
+            return False
+        nxt.state = RUNNING
+        nxt.cpu = cpu.index
+        if not cpu.tick_armed:
+            cpu.tick_armed = True
+            self.q.push((now // self.tick_ns + 1) * self.tick_ns, PRIO_TICK, self._on_tick, cpu)
+        overhead = self.context_switch_ns if prev is not None else 0
+        cpu.overhead_left_ns = overhead
+        self._post_seg(cpu, Seg.OVERHEAD if overhead else Seg.BEGIN, now + overhead)
+        return False
+
+    def _preempt(self, cpu: Cpu) -> None:
+        self._schedule(cpu, blocking=False, voluntary=False)
+
+    def _sys_yield(self, cpu: Cpu) -> bool:
+        """``sys_sched_yield()``; True if the yielder keeps the CPU."""
+        now = self.q.now_ns
+        task = cpu.curr
+        assert task is not None
+        self._account(cpu)
+        self.policy.update_curr(cpu.index, now)
+        where = self.policy.yield_task(cpu.index, now)
+        if self.full_trace:
+            self._record(cpu.index, "yield", task.tid, info=where)
+        return self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
+
+    def _spin_resume(self, cpu: Cpu) -> None:
+        """The spinner (re)gains the CPU: its loop checks the condition, then yields."""
+        task = cpu.curr
+        assert task is not None and task.spin is not None
+        spin: Spin = task.spin
+        if spin.until():
+            self._end_spin(task)
+            self._step(cpu)
+            return
+        if not spin.yield_each:
+            self._open_seg(cpu, Seg.SPIN)  # no end: only an event ends a busy spin
+            return
+        if self.policy.nr_running(cpu.index) == 1:
+            # Alone: the yield cannot switch, so take it now and ask the policy how long that lasts.
+            # SIMPLIFICATION: this first yield comes one loop iteration (a few µs) early.
+            self._spin_yield(cpu)
+            return
+        period = max(spin.iter_ns + self.syscall_ns, 1)
+        self._post_seg(cpu, Seg.SPIN_YIELD, self.q.now_ns + max(period - task.spin_phase_ns, 1))
+
+    def _spin_yield(self, cpu: Cpu) -> None:
+        """The spinner yields for real now (its budget ran out, or something happened on its CPU)."""
+        task = cpu.curr
+        assert task is not None and task.spin is not None
+        self._account(cpu)
+        task.yields += 1
+        task.spin_phase_ns = 0
+        if not self._sys_yield(cpu):
+            return
+        spin: Spin = task.spin
+        if spin.until():
+            self._end_spin(task)
+            self._step(cpu)
+            return
+        period = max(spin.iter_ns + self.syscall_ns, 1)
+        budget = self.policy.yield_noop_budget_ns(cpu.index, self.q.now_ns)
+        if budget is None:
+            self._open_seg(cpu, Seg.SPIN)  # no pending end: the next event on this CPU yields again
+            return
+        yields = max(1, -(-budget // period))
+        self._post_seg(cpu, Seg.SPIN_YIELD, self.q.now_ns + yields * period)
+
+    def _end_spin(self, task: Task) -> None:
+        spin = task.spin
+        task.spin = None
+        if spin is not None:
+            self._spinners[spin.watch].remove(task)
+
+    def _watch_changed(self, w: Watchable) -> None:
+        """Polled state changed: a running spinner whose condition now holds exits at its next check."""
+        for task in self._spinners.get(w, ()):
+            if task.state != RUNNING or not task.spin.until():
+                continue
+            cpu = self.cpus[task.cpu]
+            if cpu.seg not in SPINNING or cpu.irq_until_ns > self.q.now_ns:
+                continue
+            self._account(cpu)
+            period = task.spin.iter_ns + (self.syscall_ns if task.spin.yield_each else 0)
+            wait = period - task.spin_phase_ns if task.spin.yield_each else task.spin.iter_ns
+            self._post_seg(cpu, Seg.SPIN_EXIT, self.q.now_ns + max(wait, 0))
+
+    def _kick(self, cpu: Cpu) -> None:
+        """Ask ``cpu`` to look at its run queue at the current instant (deferred, like an IPI)."""
+        if cpu is self._irq_exiting:
+            return  # the interrupt's exit path looks at the run queue anyway
+        if not cpu.kick_pending:
+            cpu.kick_pending = True
+            self.q.push(self.q.now_ns, PRIO_TASK, self._on_kick, cpu)
+
+    def _on_kick(self, cpu: Cpu) -> None:
+        cpu.kick_pending = False
+        if cpu.irq_until_ns > self.q.now_ns:
+            return  # the interrupt's exit looks again
+        if cpu.curr is None:
+            if self.policy.nr_running(cpu.index) > 0:
+                self._schedule(cpu, blocking=False)
+        elif cpu.need_resched:
+            if cpu.seg != Seg.NONE:  # not in the middle of the task's own program step
+                self._preempt(cpu)
+        elif cpu.seg in SPINNING and cpu.curr.spin is not None and cpu.curr.spin.yield_each:
+            self._spin_yield(cpu)
+
+    # ---- sleeping and waking --------------------------------------------------------------------
+
+    def wake(self, task: Task) -> None:
+        """``try_to_wake_up()``: make a sleeping task runnable and see whether it preempts."""
+        if task.state != SLEEPING:
+            return
+        now = self.q.now_ns
+        policy = self.policy
+        task.state = RUNNABLE
+        target = policy.select_task_rq(task, now)
+        task.cpu = target
+        policy.enqueue(task, target, now, True)
+        cpu = self.cpus[target]
+        if self.full_trace:
+            self._record(target, "wake", task.tid)
+        if cpu.curr is None:
+            self._kick(cpu)
+        elif policy.check_preempt_wakeup(target, task, now):
+            cpu.need_resched = True
+            self._kick(cpu)
+        elif cpu.seg in SPINNING:
+            self._kick(cpu)  # the spinner's next yield may let the woken task in
+
+    def wake_all(self, waitq: WaitQueue) -> None:
+        tasks, waitq.tasks = waitq.tasks, []
+        for task in tasks:
+            self.wake(task)
+
+    def _signal(self, cond: CondVar) -> None:
+        if cond.waiters:
+            self.wake(cond.waiters.pop(0))
+
+    def _nanosleep(self, cpu: Cpu, task: Task, ns: int) -> None:
+        tick = self.tick_ns
+        now = self.q.now_ns
+        expiry = ((now + ns - 1) // tick + 1) * tick if ns > 0 else (now // tick + 1) * tick
+        task.timer_gen += 1
+        self.q.push(expiry, PRIO_TIMER, self._on_timer, (task, task.timer_gen))
+        self._schedule(cpu, blocking=True)
+
+    def _on_timer(self, arg: tuple[Task, int]) -> None:
+        task, gen = arg
+        if gen == task.timer_gen:
+            self.wake(task)
+
+    # ---- ticks and interrupts -------------------------------------------------------------------
+
+    def _on_tick(self, cpu: Cpu) -> None:
+        task = cpu.curr
+        if task is None:
+            cpu.tick_armed = False  # NO_HZ: an idle CPU stops its tick
+            return
+        now = self.q.now_ns
+        self.q.push(now + self.tick_ns, PRIO_TICK, self._on_tick, cpu)
+        self._account(cpu)
+        self.policy.update_curr(cpu.index, now)
+        if self.policy.task_tick(cpu.index, now):
+            cpu.need_resched = True
+        if cpu.irq_until_ns > now or cpu.seg == Seg.NONE:
+            return  # resched at interrupt exit / at the end of the program step
+        if cpu.need_resched:
+            self._preempt(cpu)
+        elif cpu.seg in SPINNING and task.spin is not None and task.spin.yield_each:
+            self._spin_yield(cpu)
+
+    def raise_irq(
+        self, cpu_index: int, hardirq_ns: int, softirq_ns: int, handler: Callable[[Any], None], arg: Any
+    ) -> None:
+        """An interrupt on ``cpu_index``: ``hardirq_ns`` then ``softirq_ns`` of CPU, then ``handler(arg)``.
+
+        The current task is frozen meanwhile (its time still charged to it by the policy, as the
+        kernel did before IRQ time accounting). # SIMPLIFICATION: the softirq runs right after its
+        hard interrupt, and the handler's effects (wakeups) take place at the end of both.
+        """
+        cpu = self.cpus[cpu_index]
+        now = self.q.now_ns
+        cpu.hardirq_ns += hardirq_ns
+        cpu.softirq_ns += softirq_ns
+        cpu.irq_handlers.append((handler, arg))
+        if cpu.irq_until_ns > now:
+            cpu.irq_until_ns += hardirq_ns + softirq_ns
+        else:
+            if cpu.curr is not None and cpu.seg != Seg.NONE:
+                self._stop(cpu)
+                cpu.seg = Seg.BEGIN  # resume at interrupt exit
+            cpu.irq_until_ns = now + hardirq_ns + softirq_ns
+        cpu.irq_gen += 1
+        self.q.push(cpu.irq_until_ns, PRIO_IRQ, self._on_irq_exit, (cpu, cpu.irq_gen))
+
+    def _on_irq_exit(self, arg: tuple[Cpu, int]) -> None:
+        cpu, gen = arg
+        if gen != cpu.irq_gen:
+            return
+        handlers, cpu.irq_handlers = cpu.irq_handlers, []
+        self._irq_exiting = cpu
+        for handler, harg in handlers:
+            handler(harg)
+        self._irq_exiting = None
+        if cpu.curr is None:
+            if self.policy.nr_running(cpu.index) > 0:
+                self._schedule(cpu, blocking=False)
+        elif cpu.seg == Seg.BEGIN:
+            if cpu.need_resched:
+                self._preempt(cpu)
+            else:
+                self._run(cpu)

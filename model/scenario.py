@@ -1,0 +1,267 @@
+"""Scenarios: frozen dataclasses loaded from TOML, with dotted-key overrides and clear errors.
+
+A scenario file has sections ``[scenario]``, ``[machine]``, ``[sched]``, ``[net]``, ``[iperf]`` and
+any number of ``[[tasks]]``. Every key is validated against the dataclass that declares it (type,
+range or choices, unit in the name); an unknown key is an error that lists the allowed ones. The
+dotted keys (``sched.policy``) are what ``--set`` and the JSON ``settings`` use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from model.sched import POLICIES
+
+RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+SCENARIO_DIR = RESOURCES / "scenarios"
+
+Value = int | float | str | bool | tuple[int, ...]
+
+
+class ScenarioError(ValueError):
+    """Bad scenario input; the message is one line naming the key and what is allowed."""
+
+
+def _spec(
+    default: Any, doc: str, lo: float | None = None, hi: float | None = None, choices: Any = None
+) -> Any:
+    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class MachineSpec:
+    cpus: int = _spec(1, "number of CPUs", 1, 64)
+    hz: int = _spec(250, "scheduler tick rate (CONFIG_HZ)", choices=(100, 250, 300, 1000))
+    context_switch_ns: int = _spec(5_000, "CPU cost of one context switch", 0, 1_000_000)
+    syscall_ns: int = _spec(3_000, "CPU cost of one sched_yield() that does not switch", 0, 1_000_000)
+
+
+@dataclass(frozen=True)
+class SchedSpec:
+    policy: str = _spec("cfs-2.6.23", "CPU scheduler", choices=tuple(POLICIES))
+    compat_yield: int = _spec(0, "/proc/sys/kernel/sched_compat_yield (CFS 2.6.23/24)", choices=(0, 1))
+
+
+@dataclass(frozen=True)
+class NetSpec:
+    link_mbps: int = _spec(100, "link rate", 1, 100_000)
+    sndbuf_bytes: int = _spec(65_536, "TCP socket send buffer", 8_192, 16_777_216)
+    tx_irq_frames: int = _spec(16, "frames per TX-completion interrupt (interrupt mitigation)", 1, 256)
+    tx_irq_ns: int = _spec(10_000, "hard interrupt cost per TX-completion interrupt", 0, 10_000_000)
+    ack_softirq_ns_per_frame: int = _spec(
+        3_000, "softirq cost of returning ACKs per data frame", 0, 1_000_000
+    )
+    irq_cpus: tuple[int, ...] = _spec((0,), "CPUs that take the NIC's interrupts")
+
+
+@dataclass(frozen=True)
+class IperfSpec:
+    enabled: bool = _spec(False, "run the iperf 2.0.2 TCP client")
+    thread_rest: str = _spec(
+        "sched_yield", "thread_rest() build", choices=("usleep0", "sched_yield", "fixed")
+    )
+    loop_ns: int = _spec(
+        500_000, "CPU per pass of the data loop: gettimeofday + 8 KB write()", 1_000, 100_000_000
+    )
+    write_bytes: int = _spec(8_192, "bytes per write() (-l)", 1, 1_048_576)
+    report_entry_ns: int = _spec(2_000, "reporter CPU per ring entry (reporter_handle_packet)", 0, 1_000_000)
+    reporter_pass_ns: int = _spec(1_000, "reporter CPU per pass over the report list", 1, 1_000_000)
+    signal_ns: int = _spec(500, "CPU of one Condition_Signal + ring check", 1, 1_000_000)
+    ring_slots: int = _spec(700, "NUM_REPORT_STRUCTS (one slot stays empty)", 2, 100_000)
+    nice: int = _spec(0, "nice value of both iperf threads", -20, 19)
+    cpu: int = _spec(-1, "pin both threads to this CPU (-1: not pinned)", -1, 63)
+
+
+TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer")
+SYNC_KINDS = ("condvar", "sched_yield", "usleep0")
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    name: str = _spec("task", "task name")
+    kind: str = _spec("hog", "behaviour", choices=TASK_KINDS)
+    nice: int = _spec(0, "nice value", -20, 19)
+    cpu: int = _spec(-1, "pin to this CPU (-1: not pinned)", -1, 63)
+    count: int = _spec(1, "how many identical tasks", 1, 64)
+    run_us: int = _spec(
+        1_000, "CPU burst per loop (hog chunk, yielder work, sleeper burst, item cost)", 1, 10**8
+    )
+    sleep_us: int = _spec(10_000, "sleeper: sleep per loop", 0, 10**8)
+    channel: str = _spec("ch", "producer/consumer: the shared channel name")
+    sync: str = _spec("condvar", "producer/consumer: how the consumer waits", choices=SYNC_KINDS)
+    slots: int = _spec(64, "producer/consumer: channel capacity", 1, 1_000_000)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str = _spec("custom", "scenario name")
+    title: str = _spec("", "one-line title")
+    story: str = _spec("", "the story it retells (2007, 2009, 2011) or empty")
+    description: str = _spec("", "what to watch for")
+    duration_s: float = _spec(10.0, "simulated duration", 0.001, 3600.0)
+    seed: int = _spec(1, "random seed", 0, 2**63 - 1)
+    machine: MachineSpec = field(default_factory=MachineSpec)
+    sched: SchedSpec = field(default_factory=SchedSpec)
+    net: NetSpec = field(default_factory=NetSpec)
+    iperf: IperfSpec = field(default_factory=IperfSpec)
+    tasks: tuple[TaskSpec, ...] = ()
+
+    def settings(self) -> dict[str, Value]:
+        """Every effective dotted key and its value (``[[tasks]]`` excluded)."""
+        out: dict[str, Value] = {}
+        for section, spec in SECTIONS.items():
+            obj = self if section == "scenario" else getattr(self, section)
+            for f in dataclasses.fields(spec):
+                if f.metadata:
+                    out[f"{section}.{f.name}"] = getattr(obj, f.name)
+        return out
+
+    def with_overrides(self, overrides: Mapping[str, str | Value]) -> Scenario:
+        """A copy with dotted keys replaced; string values are parsed like TOML values."""
+        sections: dict[str, dict[str, Any]] = {}
+        for key, raw in overrides.items():
+            section, _, name = key.partition(".")
+            if section not in SECTIONS or not name:
+                raise ScenarioError(f"unknown key '{key}'; allowed sections: {', '.join(SECTIONS)}")
+            sections.setdefault(section, {})[name] = _parse_cli_value(raw)
+        top: dict[str, Any] = {}
+        for section, values in sections.items():
+            checked = _validate(SECTIONS[section], values, section, "--set")
+            if section == "scenario":
+                top.update(checked)
+            else:
+                top[section] = dataclasses.replace(getattr(self, section), **checked)
+        return dataclasses.replace(self, **top)
+
+
+SECTIONS: dict[str, type] = {
+    "scenario": Scenario,
+    "machine": MachineSpec,
+    "sched": SchedSpec,
+    "net": NetSpec,
+    "iperf": IperfSpec,
+}
+
+
+def _parse_cli_value(raw: str | Value) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw  # a bare word: a string
+
+
+def _allowed(f: dataclasses.Field[Any]) -> str:
+    m = f.metadata
+    if m["choices"] is not None:
+        return "one of " + ", ".join(str(c) for c in m["choices"])
+    if m["lo"] is not None:
+        return f"{m['lo']}..{m['hi']}"
+    return {bool: "true or false", str: "a string", int: "an integer"}.get(
+        _field_type(f), "a list of CPU numbers"
+    )
+
+
+def _field_type(f: dataclasses.Field[Any]) -> type:
+    return type(f.default) if f.default is not dataclasses.MISSING else tuple
+
+
+def _validate(spec: type, values: Mapping[str, Any], section: str, where: str) -> dict[str, Any]:
+    fields = {f.name: f for f in dataclasses.fields(spec) if f.metadata}
+    out: dict[str, Any] = {}
+    for name, value in values.items():
+        key = f"{section}.{name}"
+        f = fields.get(name)
+        if f is None:
+            raise ScenarioError(
+                f"{where}: unknown key '{key}'; allowed keys in [{section}]: {', '.join(fields)}"
+            )
+        out[name] = _coerce(f, value, key, where)
+    return out
+
+
+def _coerce(f: dataclasses.Field[Any], value: Any, key: str, where: str) -> Any:
+    want = _field_type(f)
+    bad = f"{where}: {key} = {value!r} is not allowed; allowed: {_allowed(f)}"
+    if want is bool:
+        if not isinstance(value, bool):
+            raise ScenarioError(bad)
+    elif want is tuple:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = [value]
+        if not isinstance(value, list | tuple) or not all(type(v) is int and 0 <= v < 64 for v in value):
+            raise ScenarioError(bad)
+        value = tuple(value)
+    elif want is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ScenarioError(bad)
+        value = float(value)
+    elif want is int:
+        if type(value) is float and value.is_integer():
+            value = int(value)
+        if type(value) is not int:
+            raise ScenarioError(bad)
+    elif not isinstance(value, str):
+        raise ScenarioError(bad)
+    m = f.metadata
+    if m["choices"] is not None and value not in m["choices"]:
+        raise ScenarioError(bad)
+    if m["lo"] is not None and not (m["lo"] <= value <= m["hi"]):
+        raise ScenarioError(bad)
+    return value
+
+
+def parse_scenario(text: str, source: str = "<string>") -> Scenario:
+    """Build a scenario from TOML text; ``source`` names the file in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{source}: malformed TOML: {exc}") from None
+    unknown = [k for k in data if k not in SECTIONS and k != "tasks"]
+    if unknown:
+        allowed = ", ".join([*(f"[{s}]" for s in SECTIONS), "[[tasks]]"])
+        raise ScenarioError(f"{source}: unknown section '{unknown[0]}'; allowed: {allowed}")
+    kwargs: dict[str, Any] = {}
+    for section, spec in SECTIONS.items():
+        values = data.get(section, {})
+        if not isinstance(values, dict):
+            raise ScenarioError(f"{source}: '{section}' must be a table ([{section}])")
+        checked = _validate(spec, values, section, source)
+        if section == "scenario":
+            kwargs.update(checked)
+        else:
+            kwargs[section] = spec(**checked)
+    tasks = data.get("tasks", [])
+    if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
+        raise ScenarioError(f"{source}: 'tasks' must be an array of tables ([[tasks]])")
+    kwargs["tasks"] = tuple(TaskSpec(**_validate(TaskSpec, t, "tasks", source)) for t in tasks)
+    return Scenario(**kwargs)
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
+
+
+def load_scenario(name_or_path: str) -> Scenario:
+    """A built-in scenario by name, or a TOML file by path."""
+    path = Path(name_or_path)
+    if path.suffix != ".toml" or not path.exists():
+        builtin = SCENARIO_DIR / f"{name_or_path}.toml"
+        if not builtin.exists():
+            if path.suffix == ".toml":
+                raise ScenarioError(f"scenario file '{name_or_path}' does not exist")
+            names = ", ".join(builtin_names())
+            raise ScenarioError(f"unknown scenario '{name_or_path}'; built-in scenarios: {names}")
+        path = builtin
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"cannot read scenario '{path}': {exc}") from None
+    return parse_scenario(text, str(path))

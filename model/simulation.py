@@ -1,0 +1,285 @@
+"""The facade the CLI and the GUI use: build a machine from a scenario, advance it, apply live commands.
+
+``Simulation(scenario, seed).advance(dt_ns) -> Snapshot``. Same scenario and seed give the same
+trace, and ``advance(a); advance(b)`` is the same run as ``advance(a + b)``. Live toggles
+(``sched.compat_yield``) take effect at the current simulated instant, like a sysctl, and are
+recorded with their time so graphs can mark them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from model.events import PRIO_SAMPLE
+from model.machine import Machine, Seg, TraceRecord
+from model.metrics import Series
+from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
+from model.scenario import Scenario, ScenarioError
+from model.sched import make_policy
+from model.sched.base import NSEC_PER_SEC, RunqueueView
+from model.task import TaskState
+from model.workloads.generic import spawn_tasks
+from model.workloads.iperf import Iperf
+
+DEFAULT_SAMPLE_NS = 100_000_000
+
+# Settings that apply mid-run; everything else restarts the run.
+LIVE_KEYS = {"sched.compat_yield": (0, 1)}
+
+
+@dataclass(frozen=True, slots=True)
+class SetTunable:
+    """A live command: set a sysctl-like key at the current simulated instant."""
+
+    key: str
+    value: int | str
+
+
+@dataclass(frozen=True, slots=True)
+class CpuView:
+    index: int
+    curr_tid: int  # 0 when idle
+    state: str  # "idle", "task", "irq"
+    need_resched: bool
+    task_ns: int
+    hardirq_ns: int
+    softirq_ns: int
+    switches: int
+
+
+@dataclass(frozen=True, slots=True)
+class TaskView:
+    tid: int
+    name: str
+    role: str
+    state: str  # "running", "runnable", "sleeping", "dead"
+    cpu: int
+    nice: int
+    exec_ns: int
+    yields: int
+    nvcsw: int
+    nivcsw: int
+    spinning: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    t_ns: int
+    cpu_curr: NDArray[np.int64]  # per CPU: tid of the running task, 0 when idle
+    cpus: tuple[CpuView, ...]
+    tasks: tuple[TaskView, ...]
+    runqueues: tuple[RunqueueView, ...]
+    events: tuple[TraceRecord, ...]  # since the previous snapshot
+    series_columns: tuple[str, ...]
+    series: NDArray[np.int64]  # rows of cumulative counters (see model.metrics.Series)
+    toggles: tuple[tuple[int, str, int | str], ...]  # (t_ns, key, value) of every live command
+    acked_bytes: int
+    events_dispatched: int
+
+
+class Simulation:
+    def __init__(
+        self,
+        scenario: Scenario,
+        seed: int | None = None,
+        sample_ns: int = DEFAULT_SAMPLE_NS,
+        full_trace: bool = False,
+    ) -> None:
+        self.scenario = scenario
+        self.seed = scenario.seed if seed is None else seed
+        self.rng = np.random.default_rng(self.seed)
+        m = scenario.machine
+        self.policy = make_policy(scenario.sched.policy, m.cpus, m.hz)
+        self.policy.set_tunable("compat_yield", scenario.sched.compat_yield)
+        self.machine = Machine(m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, full_trace)
+        self.tunables: dict[str, int | str] = {"sched.compat_yield": scenario.sched.compat_yield}
+        self.toggles: list[tuple[int, str, int | str]] = []
+        self._trace_read = 0
+        self.sockets: list[TcpSendSocket] = []
+        self.iperf: Iperf | None = None
+        self._build_workloads()
+        self.series = Series(self._probes())
+        self.sample_ns = sample_ns
+        self.machine.q.push(sample_ns, PRIO_SAMPLE, self._on_sample, None)
+
+    def _build_workloads(self) -> None:
+        sc, machine = self.scenario, self.machine
+        for cpu in sc.net.irq_cpus:
+            if cpu >= sc.machine.cpus:
+                raise ScenarioError(
+                    f"net.irq_cpus: CPU {cpu} does not exist; allowed 0..{sc.machine.cpus - 1}"
+                )
+        for spec in sc.tasks:
+            if spec.cpu >= sc.machine.cpus:
+                raise ScenarioError(
+                    f"tasks '{spec.name}': cpu = {spec.cpu}; allowed -1..{sc.machine.cpus - 1}"
+                )
+        if sc.iperf.enabled:
+            if sc.iperf.cpu >= sc.machine.cpus:
+                raise ScenarioError(f"iperf.cpu = {sc.iperf.cpu}; allowed -1..{sc.machine.cpus - 1}")
+            net = sc.net
+            link = LinkDevice(
+                machine,
+                LinkConfig(
+                    net.link_mbps,
+                    net.tx_irq_frames,
+                    net.tx_irq_ns,
+                    net.ack_softirq_ns_per_frame,
+                    net.irq_cpus[0],
+                ),
+            )
+            sock = TcpSendSocket(machine, net.sndbuf_bytes, link)
+            self.sockets.append(sock)
+            self.iperf = Iperf(machine, sock, sc.iperf)
+        spawn_tasks(machine, sc.tasks)
+
+    def _probes(self) -> dict[str, Any]:
+        probes: dict[str, Any] = {"acked_bytes": self.acked_bytes}
+        for cpu in self.machine.cpus:
+            probes[f"cpu{cpu.index}_task_ns"] = lambda c=cpu: c.task_ns
+            probes[f"cpu{cpu.index}_hardirq_ns"] = lambda c=cpu: c.hardirq_ns
+            probes[f"cpu{cpu.index}_softirq_ns"] = lambda c=cpu: c.softirq_ns
+        for task in self.machine.tasks:
+            probes[f"{task.name}_exec_ns"] = lambda t=task: t.exec_ns
+            probes[f"{task.name}_yields"] = lambda t=task: t.yields
+        probes["switches"] = lambda: sum(c.switches for c in self.machine.cpus)
+        return probes
+
+    def _on_sample(self, _arg: object) -> None:
+        self.series.sample(self.machine.now_ns)
+        self.machine.q.push(self.machine.now_ns + self.sample_ns, PRIO_SAMPLE, self._on_sample, None)
+
+    # ---- the facade -----------------------------------------------------------------------------
+
+    @property
+    def now_ns(self) -> int:
+        return self.machine.now_ns
+
+    def acked_bytes(self) -> int:
+        return sum(s.acked_bytes for s in self.sockets)
+
+    def advance(self, dt_ns: int, max_events: int | None = None) -> Snapshot:
+        """Run ``dt_ns`` of simulated time (or until ``max_events`` events) and return a snapshot."""
+        if dt_ns < 0:
+            raise ValueError("dt_ns must be >= 0")
+        self.machine.run_until(self.machine.now_ns + dt_ns, max_events)
+        return self.snapshot()
+
+    def step_event(self) -> Snapshot:
+        """Run exactly up to and including the next event."""
+        t = self.machine.q.next_time()
+        if t is not None:
+            self.machine.run_until(t, max_events=1)
+        return self.snapshot()
+
+    def apply(self, command: SetTunable) -> None:
+        allowed = LIVE_KEYS.get(command.key)
+        if allowed is None:
+            raise ScenarioError(
+                f"'{command.key}' is not a live setting; live settings: {', '.join(LIVE_KEYS)}"
+            )
+        if command.value not in allowed:
+            raise ScenarioError(f"{command.key} = {command.value!r}; allowed: {', '.join(map(str, allowed))}")
+        if command.key == "sched.compat_yield":
+            self.policy.set_tunable("compat_yield", int(command.value))
+        self.tunables[command.key] = command.value
+        self.toggles.append((self.now_ns, command.key, command.value))
+        self.machine._record(0, "command", 0, info=f"{command.key}={command.value}")
+
+    def snapshot(self) -> Snapshot:
+        m = self.machine
+        now = m.now_ns
+        cpus = tuple(
+            CpuView(
+                c.index,
+                c.curr.tid if c.curr else 0,
+                "irq" if c.irq_until_ns > now else ("task" if c.curr else "idle"),
+                c.need_resched,
+                c.task_ns,
+                c.hardirq_ns,
+                c.softirq_ns,
+                c.switches,
+            )
+            for c in m.cpus
+        )
+        tasks = tuple(
+            TaskView(
+                t.tid,
+                t.name,
+                t.role,
+                t.state.name.lower(),
+                t.cpu,
+                t.nice,
+                t.exec_ns,
+                t.yields,
+                t.nvcsw,
+                t.nivcsw,
+                t.spin is not None
+                and t.state == TaskState.RUNNING
+                and m.cpus[t.cpu].seg in (Seg.SPIN, Seg.SPIN_YIELD),
+            )
+            for t in m.tasks
+        )
+        trace = m.trace
+        events = tuple(trace[self._trace_read :])
+        if m.full_trace:
+            self._trace_read = len(trace)
+        else:
+            del trace[:]  # without a full trace, the machine keeps no history once read
+        cpu_curr = np.array([c.curr_tid for c in cpus], dtype=np.int64)
+        cpu_curr.flags.writeable = False
+        return Snapshot(
+            t_ns=now,
+            cpu_curr=cpu_curr,
+            cpus=cpus,
+            tasks=tasks,
+            runqueues=tuple(self.policy.runqueue_view(c.index, now) for c in m.cpus),
+            events=events,
+            series_columns=tuple(self.series.columns),
+            series=self.series.view(),
+            toggles=tuple(self.toggles),
+            acked_bytes=self.acked_bytes(),
+            events_dispatched=m.q.dispatched,
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """The whole-run metrics of ``schedlab run --json`` (the caller adds ``sim.wall_s``)."""
+        m = self.machine
+        duration_ns = max(m.now_ns, 1)
+        duration_s = duration_ns / NSEC_PER_SEC
+        threads = {
+            t.name: {
+                "cpu_s": t.exec_ns / NSEC_PER_SEC,
+                "share": t.exec_ns / duration_ns,
+                "yields": t.yields,
+                "switches": t.switches,
+            }
+            for t in m.tasks
+        }
+        cpus = [
+            {
+                "busy": (c.task_ns + c.hardirq_ns + c.softirq_ns) / duration_ns,
+                "user": c.task_ns / duration_ns,
+                "hardirq": c.hardirq_ns / duration_ns,
+                "softirq": c.softirq_ns / duration_ns,
+            }
+            for c in m.cpus
+        ]
+        settings = self.scenario.settings()
+        settings.update(self.tunables)
+        return {
+            "scenario": self.scenario.name,
+            "seed": self.seed,
+            "duration_s": duration_s,
+            "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()},
+            "bandwidth_mbps": self.acked_bytes() * 8 / duration_s / 1e6,
+            "threads": threads,
+            "cpus": cpus,
+            "context_switches_per_s": sum(c.switches for c in m.cpus) / duration_s,
+            "toggles": [{"t_s": t / NSEC_PER_SEC, "key": k, "value": v} for t, k, v in self.toggles],
+            "sim": {"events": m.q.dispatched},
+        }

@@ -1,0 +1,113 @@
+"""Generic tasks for what-if scenarios: CPU hogs, yield loops, sleepers, producer/consumer pairs.
+
+A producer makes an item every ``run_us`` of CPU and puts it in a bounded channel; its consumer
+takes items, spending ``run_us`` on each, and waits for more in one of three ways (``sync``): on a
+condition variable, by polling with ``sched_yield()``, or by polling with ``usleep(0)``. The
+producer blocks on a condition variable while the channel is full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from model.actions import Compute, CondVar, Nanosleep, Program, SchedYield, Signal, Spin, Wait, Watchable
+from model.machine import Machine
+from model.scenario import TaskSpec
+from model.task import Task
+
+US = 1_000
+POLL_CHECK_NS = 500  # CPU of one poll of the channel
+
+
+class Channel(Watchable):
+    """A bounded FIFO of items between producers and consumers."""
+
+    __slots__ = ("capacity", "consumed", "count", "not_empty", "not_full")
+
+    def __init__(self, name: str, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+        self.count = 0
+        self.consumed = 0
+        self.not_empty = CondVar(f"{name}.not_empty")
+        self.not_full = CondVar(f"{name}.not_full")
+
+    def has_items(self) -> bool:
+        return self.count > 0
+
+
+def _hog(spec: TaskSpec) -> Callable[[Task], Program]:
+    def program(task: Task) -> Program:
+        while True:
+            yield Compute(spec.run_us * US)
+
+    return program
+
+
+def _yielder(spec: TaskSpec) -> Callable[[Task], Program]:
+    def program(task: Task) -> Program:
+        while True:
+            yield Compute(spec.run_us * US)
+            yield SchedYield()
+
+    return program
+
+
+def _sleeper(spec: TaskSpec) -> Callable[[Task], Program]:
+    def program(task: Task) -> Program:
+        while True:
+            yield Compute(spec.run_us * US)
+            yield Nanosleep(spec.sleep_us * US)
+
+    return program
+
+
+def _producer(spec: TaskSpec, ch: Channel) -> Callable[[Task], Program]:
+    def program(task: Task) -> Program:
+        while True:
+            yield Compute(spec.run_us * US)
+            while ch.count >= ch.capacity:
+                yield Wait(ch.not_full)
+            ch.count += 1
+            ch.changed()
+            yield Signal(ch.not_empty)
+
+    return program
+
+
+def _consumer(spec: TaskSpec, ch: Channel) -> Callable[[Task], Program]:
+    def program(task: Task) -> Program:
+        while True:
+            while ch.count == 0:
+                if spec.sync == "condvar":
+                    yield Wait(ch.not_empty)
+                elif spec.sync == "sched_yield":
+                    yield Spin(ch.has_items, ch, POLL_CHECK_NS)
+                else:
+                    yield Compute(POLL_CHECK_NS)
+                    yield Nanosleep(0)
+            ch.count -= 1
+            ch.consumed += 1
+            ch.changed()
+            yield Signal(ch.not_full)
+            yield Compute(spec.run_us * US)
+
+    return program
+
+
+def spawn_tasks(machine: Machine, specs: tuple[TaskSpec, ...]) -> dict[str, Channel]:
+    """Spawn every ``[[tasks]]`` entry; returns the channels by name."""
+    channels: dict[str, Channel] = {}
+    for spec in specs:
+        for i in range(spec.count):
+            name = spec.name if spec.count == 1 else f"{spec.name}.{i}"
+            if spec.kind in ("producer", "consumer"):
+                ch = channels.get(spec.channel)
+                if ch is None:
+                    ch = channels[spec.channel] = Channel(spec.channel, spec.slots)
+                    machine.watch(ch)
+                program = _producer(spec, ch) if spec.kind == "producer" else _consumer(spec, ch)
+            else:
+                program = {"hog": _hog, "yielder": _yielder, "sleeper": _sleeper}[spec.kind](spec)
+            machine.spawn(name, program, spec.nice, None if spec.cpu < 0 else spec.cpu, role=spec.kind)
+    return channels

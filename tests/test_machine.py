@@ -1,0 +1,125 @@
+"""The machine with a round-robin yardstick policy: golden schedules, spins, sleeps, interrupts."""
+
+from __future__ import annotations
+
+from fakes import RoundRobinPolicy
+
+from model.actions import Compute, Nanosleep, SchedYield, Spin, Watchable
+from model.machine import Machine
+from model.task import Task
+
+MS = 1_000_000
+
+
+def hog(task: Task):  # type: ignore[no-untyped-def]
+    while True:
+        yield Compute(50 * MS)
+
+
+def switches(m: Machine) -> list[tuple[int, int, int]]:
+    return [(r.t_ns, r.prev_tid, r.tid) for r in m.trace if r.kind == "switch"]
+
+
+def test_two_hogs_alternate_every_slice() -> None:
+    # HZ=1000, 2-tick slices: the hogs alternate every 2 ms, starting with the first spawned.
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000, slice_ticks=2), full_trace=True)
+    m.spawn("a", hog)
+    m.spawn("b", hog)
+    m.run_until(7 * MS)
+    assert switches(m) == [(0, 0, 1), (2 * MS, 1, 2), (4 * MS, 2, 1), (6 * MS, 1, 2)]
+    a, b = m.tasks
+    assert (a.exec_ns, b.exec_ns) == (4 * MS, 3 * MS)
+    assert (a.nivcsw, b.nivcsw) == (2, 1)
+
+
+def test_context_switch_cost_is_charged_to_the_incoming_task() -> None:
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000, slice_ticks=1), context_switch_ns=100_000)
+    m.spawn("a", hog)
+    m.spawn("b", hog)
+    m.run_until(2_500_000)
+    a, b = m.tasks
+    assert a.exec_ns + b.exec_ns == 2_500_000  # the CPU never idled; switches cost task time
+    assert m.cpus[0].switches == 3  # idle->a, a->b, b->a
+
+
+def test_spin_alone_costs_no_events_and_counts_yields() -> None:
+    # A lone yield-spinner: the policy says every yield is a no-op, so the spin is one segment.
+    flag = Watchable()
+    state = {"go": False}
+
+    def spinner(task: Task):  # type: ignore[no-untyped-def]
+        yield Spin(lambda: state["go"], flag, iter_ns=1_000)
+        yield Compute(1 * MS)
+
+    m = Machine(1, 100, RoundRobinPolicy(1, 100), syscall_ns=1_000)
+    m.watch(flag)
+    m.spawn("spin", spinner)
+    m.run_until(1_000 * MS)
+    events_spinning = m.q.dispatched
+    assert events_spinning < 250  # ticks only (HZ=100), not 500 000 yields
+    t = m.tasks[0]
+    assert abs(t.yields - 500_000) <= 2  # one yield per 2 µs iteration
+    state["go"] = True
+    flag.changed()
+    m.run_until(1_010 * MS)
+    assert t.spin is None and t.exec_ns >= 1_001 * MS
+
+
+def test_spin_with_competition_yields_to_the_other_task() -> None:
+    flag = Watchable()
+
+    def spinner(task: Task):  # type: ignore[no-untyped-def]
+        yield Spin(lambda: False, flag, iter_ns=1_000)
+
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000, slice_ticks=5), syscall_ns=1_000)
+    m.watch(flag)
+    m.spawn("spin", spinner)
+    m.spawn("hog", hog)
+    m.run_until(100 * MS)
+    spin, h = m.tasks
+    assert h.exec_ns > 0.9 * 100 * MS  # round robin: every yield hands the CPU over
+
+
+def test_nanosleep_wakes_on_the_tick() -> None:
+    woke: list[int] = []
+
+    def sleeper(task: Task):  # type: ignore[no-untyped-def]
+        yield Compute(300_000)
+        yield Nanosleep(0)  # usleep(0): until the next tick (low-resolution timers)
+        woke.append(m.now_ns)
+        yield Nanosleep(2_500_000)
+        woke.append(m.now_ns)
+
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000))
+    m.spawn("s", sleeper)
+    m.run_until(10 * MS)
+    assert woke == [1 * MS, 4 * MS]
+
+
+def test_interrupt_freezes_the_running_task_and_accounts_irq_time() -> None:
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000))
+    done: list[int] = []
+
+    def worker(task: Task):  # type: ignore[no-untyped-def]
+        yield Compute(1 * MS)
+        done.append(m.now_ns)
+
+    m.spawn("w", worker)
+    m.run_until(200_000)
+    m.raise_irq(0, 30_000, 20_000, lambda _arg: None, None)
+    m.run_until(5 * MS)
+    assert done == [1 * MS + 50_000]
+    cpu = m.cpus[0]
+    assert (cpu.hardirq_ns, cpu.softirq_ns, cpu.task_ns) == (30_000, 20_000, 1 * MS)
+
+
+def test_explicit_yield_counts() -> None:
+    def yielder(task: Task):  # type: ignore[no-untyped-def]
+        for _ in range(10):
+            yield Compute(10_000)
+            yield SchedYield()
+
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000))
+    m.spawn("y", yielder)
+    m.run_until(10 * MS)
+    assert m.tasks[0].yields == 10
