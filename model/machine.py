@@ -138,7 +138,12 @@ class Machine:
     # ---- running --------------------------------------------------------------------------------
 
     def run_until(self, t_end_ns: int, max_events: int | None = None) -> bool:
-        return self.q.run_until(t_end_ns, max_events)
+        """Run up to ``t_end_ns``, then charge every CPU's current segment up to that instant."""
+        finished = self.q.run_until(t_end_ns, max_events)
+        for cpu in self.cpus:
+            if cpu.irq_until_ns <= self.q.now_ns:
+                self._account(cpu)
+        return finished
 
     def _record(self, cpu: int, kind: str, tid: int, prev_tid: int = 0, info: str = "") -> None:
         trace = self.trace

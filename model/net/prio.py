@@ -1,0 +1,304 @@
+"""The ``prio`` qdisc (net/sched/sch_prio.c, 3.0): strict-priority bands of pfifo children.
+
+``PrioQdisc`` classifies by ``skb->priority`` through its priomap, tail-drops at each band's pfifo
+limit (the device's ``tx_queue_len``), dequeues strictly by band (band 0 first, FIFO within a band) and
+carries the root's requeue slot (``q->gso_skb``, include/net/sch_generic.h) that ``dev_requeue_skb``
+fills when the driver is busy. Bulk operations cost O(bands + runs); see ``model.net.qdisc``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from model.net.qdisc import (
+    DEFAULT_TX_QUEUE_LEN,
+    TC_PRIO_BESTEFFORT,
+    TC_PRIO_BULK,
+    TC_PRIO_CONTROL,
+    TC_PRIO_FILLER,
+    TC_PRIO_INTERACTIVE,
+    TC_PRIO_INTERACTIVE_BULK,
+    TC_PRIO_MAX,
+    BandStats,
+    DequeuedRun,
+    DequeueResult,
+    FlowRun,
+    Qdisc,
+    QdiscStats,
+    RunFifo,
+)
+
+__all__ = [
+    "DEFAULT_BANDS",
+    "DEFAULT_PRIOMAP",
+    "DEFAULT_PRIO_HANDLE",
+    "DEFAULT_TX_QUEUE_LEN",
+    "TCQ_PRIO_BANDS",
+    "TCQ_PRIO_MIN_BANDS",
+    "TC_PRIO_BESTEFFORT",
+    "TC_PRIO_BULK",
+    "TC_PRIO_CONTROL",
+    "TC_PRIO_FILLER",
+    "TC_PRIO_INTERACTIVE",
+    "TC_PRIO_INTERACTIVE_BULK",
+    "TC_PRIO_MAX",
+    "PrioQdisc",
+]
+
+# include/linux/pkt_sched.h: TCQ_PRIO_BANDS 16 is the most bands prio_tune() accepts; 2 the fewest.
+TCQ_PRIO_BANDS = 16
+TCQ_PRIO_MIN_BANDS = 2
+# iproute2 tc/q_prio.c: `tc qdisc add ... prio` without options sends bands 3 and this priomap (the
+# kernel itself requires options). pfifo_fast hard-codes the same prio2band.
+DEFAULT_BANDS = 3
+DEFAULT_PRIOMAP: tuple[int, ...] = (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)
+# `tc qdisc add dev X root handle 1: prio`: handle 1: is TC_H_MAKE(1 << 16, 0).
+DEFAULT_PRIO_HANDLE = 0x0001_0000
+
+_TC_H_MAJ_MASK = 0xFFFF_0000
+_TC_H_MIN_MASK = 0x0000_FFFF
+_U32_MAX = 0xFFFF_FFFF
+
+
+def _check_int(field: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{field} must be an integer, got {value!r}")
+
+
+def _check_tune(bands: int, priomap: tuple[int, ...], limit: int, handle: int) -> tuple[int, ...]:
+    """sch_prio.c prio_tune(): bands outside 2..TCQ_PRIO_BANDS and priomap entries >= bands are -EINVAL."""
+    _check_int("bands", bands)
+    if not TCQ_PRIO_MIN_BANDS <= bands <= TCQ_PRIO_BANDS:
+        raise ValueError(
+            f"bands must be {TCQ_PRIO_MIN_BANDS}..{TCQ_PRIO_BANDS} (TCQ_PRIO_BANDS), got {bands}"
+        )
+    priomap = tuple(priomap)
+    if len(priomap) != TC_PRIO_MAX + 1:
+        raise ValueError(
+            f"priomap must have {TC_PRIO_MAX + 1} entries (one per priority 0..{TC_PRIO_MAX}), "
+            f"got {len(priomap)}"
+        )
+    for prio, band in enumerate(priomap):
+        _check_int(f"priomap[{prio}]", band)
+        if not 0 <= band < bands:
+            raise ValueError(f"priomap[{prio}] must be a band 0..{bands - 1} (bands={bands}), got {band}")
+    _check_int("limit", limit)
+    if limit < 0:
+        raise ValueError(f"limit (tx_queue_len) must be >= 0 packets, got {limit}")
+    _check_int("handle", handle)
+    if handle & _TC_H_MIN_MASK or not 0 < handle <= _U32_MAX:
+        raise ValueError(f"handle must be a qdisc handle MAJ:0 (0x10000..0xffff0000), got {handle:#x}")
+    return priomap
+
+
+class PrioQdisc:
+    """A root prio qdisc with ``bands`` pfifo children of ``limit`` packets each.
+
+    SIMPLIFICATION: no tc filters (prio_classify() falls back to the priomap, as with an empty
+    filter_list), packets have no size (no byte counters, bfifo or psched_mtu), and the configuration is
+    fixed at creation (a live `tc qdisc change` is a new PrioQdisc).
+
+    ``limit`` is the device ``tx_queue_len``: sch_fifo.c fifo_init() with no options sets
+    ``q->limit = tx_queue_len ? : 1`` per child, so 3 bands hold up to 3 * 1000 packets by default.
+    """
+
+    __slots__ = ("_bands", "_dequeued", "_dropped", "_enqueued", "_fifos", "_gso", "_handle", "_limit",
+                 "_priomap", "_qlen", "_requeues", "_sent")  # fmt: skip
+
+    def __init__(
+        self,
+        bands: int = DEFAULT_BANDS,
+        priomap: tuple[int, ...] = DEFAULT_PRIOMAP,
+        limit: int = DEFAULT_TX_QUEUE_LEN,
+        handle: int = DEFAULT_PRIO_HANDLE,
+    ) -> None:
+        priomap = _check_tune(bands, priomap, limit, handle)
+        self._bands = bands
+        self._priomap = priomap
+        # sch_fifo.c fifo_init(): `u32 limit = qdisc_dev(sch)->tx_queue_len ? : 1;`
+        self._limit = limit or 1
+        self._handle = handle
+        self._fifos = [RunFifo() for _ in range(bands)]
+        self._enqueued = [0] * bands  # per band: attempts, accepted + dropped
+        self._sent = [0] * bands  # per band: child bstats.packets
+        self._dropped = [0] * bands  # per band: child qstats.drops (the root's drops are their sum)
+        self._dequeued = 0  # root: net packets gone out (see QdiscStats)
+        self._requeues = 0  # root qstats.requeues
+        self._qlen = 0  # root q.qlen: bands + requeue slot
+        self._gso: tuple[int, int] | None = None  # root q->gso_skb as (flow_id, band)
+
+    # --- configuration -------------------------------------------------------------------------
+
+    @property
+    def kind(self) -> str:
+        return "prio"
+
+    @property
+    def bands(self) -> int:
+        return self._bands
+
+    @property
+    def priomap(self) -> tuple[int, ...]:
+        """prio2band: the band of each ``skb->priority & TC_PRIO_MAX``."""
+        return self._priomap
+
+    @property
+    def limit(self) -> int:
+        """Per-band pfifo limit in packets."""
+        return self._limit
+
+    @property
+    def handle(self) -> int:
+        return self._handle
+
+    def band_for_priority(self, skb_priority: int) -> int:
+        """sch_prio.c prio_classify() with no filters attached."""
+        if not 0 <= skb_priority <= _U32_MAX:
+            raise ValueError(f"skb_priority must be a u32 0..{_U32_MAX:#x}, got {skb_priority}")
+        if skb_priority & _TC_H_MAJ_MASK != self._handle:
+            # No filter: a priority with a major part (some other qdisc's class) counts as 0.
+            prio = 0 if skb_priority & _TC_H_MAJ_MASK else skb_priority
+            return self._priomap[prio & TC_PRIO_MAX]
+        # skb->priority = <our handle>:<minor> (SO_PRIORITY set to a class id) picks band minor-1; as
+        # u32, minor 0 wraps to 0xffffffff, which like any band >= bands falls back to prio2band[0].
+        band = ((skb_priority & _TC_H_MIN_MASK) - 1) & _U32_MAX
+        if band >= self._bands:
+            return self._priomap[0]
+        return band
+
+    # --- state ---------------------------------------------------------------------------------
+
+    @property
+    def qlen(self) -> int:
+        return self._qlen
+
+    @property
+    def requeued(self) -> tuple[int, int] | None:
+        return self._gso
+
+    def band_qlen(self, band: int) -> int:
+        self._check_band(band)
+        return self._fifos[band].qlen
+
+    def band_nruns(self, band: int) -> int:
+        """Runs stored for ``band`` (the cost of draining it)."""
+        self._check_band(band)
+        return self._fifos[band].nruns()
+
+    def band_contents(self, band: int, max_runs: int) -> tuple[FlowRun, ...]:
+        self._check_band(band)
+        if max_runs < 0:
+            raise ValueError(f"max_runs must be >= 0, got {max_runs}")
+        return self._fifos[band].head_runs(max_runs)
+
+    def peek_band(self) -> int | None:
+        if self._gso is not None:
+            return self._gso[1]
+        for band, fifo in enumerate(self._fifos):
+            if fifo.qlen:
+                return band
+        return None
+
+    def stats(self) -> QdiscStats:
+        bands = tuple(
+            BandStats(band=b, enqueued=self._enqueued[b], sent=self._sent[b], dropped=self._dropped[b],
+                      backlog=self._fifos[b].qlen)
+            for b in range(self._bands)
+        )  # fmt: skip
+        return QdiscStats(
+            enqueued=sum(self._enqueued),
+            dequeued=self._dequeued,
+            dropped=sum(self._dropped),  # prio_enqueue(): sch->qstats.drops++ for each child drop
+            requeues=self._requeues,
+            backlog=self._qlen,
+            bands=bands,
+        )
+
+    # --- operations ----------------------------------------------------------------------------
+
+    def enqueue(self, flow_id: int, band: int, n: int = 1) -> tuple[int, int]:
+        """Offer ``n`` packets of ``flow_id`` to ``band``'s pfifo; the ones past its limit are dropped.
+
+        sch_fifo.c pfifo_enqueue(): `if (likely(skb_queue_len(&sch->q) < sch->limit)) return
+        qdisc_enqueue_tail(skb, sch); return qdisc_reshape_fail(skb, sch);` (tail drop, child drops++),
+        and prio_enqueue() then bumps the root's qlen or drops. The requeue slot is the root's, so it
+        does not count against a band's limit.
+        """
+        self._check_band(band)
+        if n < 0:
+            raise ValueError(f"n must be >= 0 packets, got {n}")
+        fifo = self._fifos[band]
+        accepted = min(n, self._limit - fifo.qlen)  # a band never holds more than limit: >= 0
+        if accepted:
+            fifo.push(flow_id, accepted)
+            self._qlen += accepted
+        dropped = n - accepted
+        self._enqueued[band] += n
+        self._dropped[band] += dropped
+        return accepted, dropped
+
+    def enqueue_priority(self, flow_id: int, skb_priority: int, n: int = 1) -> tuple[int, int]:
+        return self.enqueue(flow_id, self.band_for_priority(skb_priority), n)
+
+    def dequeue(self, n: int = 1) -> DequeueResult:
+        """Take up to ``n`` packets: the requeued one first, then strictly by band, FIFO within a band.
+
+        sch_generic.c dequeue_skb(): the gso_skb slot goes first (the caller, the transmit path, must not
+        dequeue while the txq is stopped, which is when the kernel leaves the slot alone). Then
+        sch_prio.c prio_dequeue(): `for (prio = 0; prio < q->bands; prio++)` the first child with a
+        packet gives it. A bulk call is the same as ``n`` calls with nothing enqueued in between.
+        """
+        if n < 0:
+            raise ValueError(f"n must be >= 0 packets, got {n}")
+        runs: list[DequeuedRun] = []
+        band_pkts = [0] * self._bands
+        total = left = min(n, self._qlen)
+        from_requeue = False
+        if left and self._gso is not None:
+            flow_id, band = self._gso
+            self._gso = None
+            runs.append((band, flow_id, 1))
+            band_pkts[band] = 1
+            left -= 1
+            from_requeue = True
+        if left:
+            for band, fifo in enumerate(self._fifos):
+                if fifo.qlen:
+                    taken = fifo.pop_into(left, band, runs)
+                    band_pkts[band] += taken
+                    self._sent[band] += taken
+                    left -= taken
+                    if not left:
+                        break
+        self._qlen -= total
+        self._dequeued += total
+        return DequeueResult(
+            pkts=total, runs=tuple(runs), band_pkts=tuple(band_pkts), from_requeue=from_requeue
+        )
+
+    def requeue(self, flow_id: int, band: int) -> None:
+        """sch_generic.c dev_requeue_skb(): `q->gso_skb = skb; q->qstats.requeues++; q->q.qlen++;`.
+
+        The packet (one ``dequeue`` handed out, from ``band``) goes back to the head of the root: the
+        next ``dequeue`` returns it first. It does not re-enter its band's FIFO, so the band's limit and
+        counters are untouched; the root takes it off ``dequeued`` again (see ``QdiscStats``).
+        """
+        self._check_band(band)
+        if self._gso is not None:
+            # The kernel never requeues with the slot full: dequeue_skb() empties it before a new skb
+            # can be dequeued, and nothing is dequeued while the txq is stopped.
+            raise RuntimeError(f"requeue slot (gso_skb) already holds a packet {self._gso}; dequeue it first")
+        if self._dequeued < 1:
+            raise RuntimeError("requeue needs a packet that dequeue() handed out; none is outstanding")
+        self._gso = (flow_id, band)
+        self._requeues += 1
+        self._qlen += 1
+        self._dequeued -= 1
+
+    def _check_band(self, band: int) -> None:
+        if not 0 <= band < self._bands:
+            raise ValueError(f"band must be 0..{self._bands - 1} (bands={self._bands}), got {band}")
+
+
+if TYPE_CHECKING:
+    _IMPLEMENTS_QDISC: type[Qdisc] = PrioQdisc  # mypy proves PrioQdisc satisfies the protocol

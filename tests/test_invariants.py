@@ -1,0 +1,87 @@
+"""Invariants of the machine under every policy, on random task mixes (hypothesis).
+
+Time never decreases; a task is on at most one CPU and a CPU runs at most one task; CPU time is
+conserved; the same seed gives the same trace; ``advance(a); advance(b)`` is ``advance(a + b)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from model.scenario import MachineSpec, Scenario, SchedSpec, TaskSpec
+from model.sched import POLICIES
+from model.simulation import Simulation
+
+MS = 1_000_000
+
+task_specs = st.builds(
+    TaskSpec,
+    name=st.sampled_from(["a", "b", "c", "d"]),
+    kind=st.sampled_from(["hog", "yielder", "sleeper", "producer", "consumer"]),
+    nice=st.integers(-5, 10),
+    cpu=st.integers(-1, 1),
+    count=st.integers(1, 2),
+    run_us=st.integers(50, 5_000),
+    sleep_us=st.integers(0, 8_000),
+    channel=st.just("ch"),
+    sync=st.sampled_from(["condvar", "sched_yield", "usleep0"]),
+    slots=st.integers(1, 8),
+)
+
+
+def scenario(policy: str, tasks: list[TaskSpec], cpus: int, hz: int, compat: int) -> Scenario:
+    named = tuple(dataclasses.replace(t, name=f"{t.name}{i}") for i, t in enumerate(tasks))
+    return Scenario(
+        name="fuzz",
+        machine=MachineSpec(cpus=cpus, hz=hz, context_switch_ns=2_000, syscall_ns=1_000),
+        sched=SchedSpec(policy=policy, compat_yield=compat),
+        tasks=named,
+    )
+
+
+def check_trace(sim: Simulation, duration_ns: int) -> None:
+    trace = sim.machine.trace
+    times = [r.t_ns for r in trace]
+    assert times == sorted(times), "time went backwards"
+    running: dict[int, int] = {}  # cpu -> tid
+    for r in trace:
+        if r.kind == "switch":
+            assert running.get(r.cpu, 0) == r.prev_tid
+            running[r.cpu] = r.tid
+            if r.tid:
+                on = [c for c, t in running.items() if t == r.tid]
+                assert on == [r.cpu], f"task {r.tid} on CPUs {on}"
+    m = sim.machine
+    assert {c.index: (c.curr.tid if c.curr else 0) for c in m.cpus} == {c: running.get(c, 0) for c in range(len(m.cpus))}
+    for c in m.cpus:
+        assert c.task_ns + c.hardirq_ns + c.softirq_ns <= duration_ns
+    assert sum(t.exec_ns for t in m.tasks) == sum(c.task_ns for c in m.cpus)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tasks=st.lists(task_specs, min_size=1, max_size=5),
+    cpus=st.integers(1, 2),
+    hz=st.sampled_from([100, 250, 1000]),
+    compat=st.integers(0, 1),
+    split=st.integers(1, 59),
+)
+def test_invariants_hold_for_random_task_mixes(
+    policy: str, tasks: list[TaskSpec], cpus: int, hz: int, compat: int, split: int
+) -> None:
+    tasks = [dataclasses.replace(t, cpu=min(t.cpu, cpus - 1)) for t in tasks]
+    sc = scenario(policy, tasks, cpus, hz, compat)
+    total = 60 * MS
+    one = Simulation(sc, full_trace=True)
+    one.advance(total)
+    check_trace(one, total)
+    two = Simulation(sc, full_trace=True)
+    two.advance(split * MS)
+    two.advance(total - split * MS)
+    assert two.machine.trace == one.machine.trace
+    assert two.summary() == one.summary()
