@@ -41,7 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a scenario headless and print its metrics")
     run.add_argument("scenario", help="built-in name or path to a .toml file")
     _add_common(run)
-    run.add_argument("--duration", type=float, metavar="S", help="simulated seconds (default: the scenario's)")
+    run.add_argument(
+        "--duration", type=float, metavar="S", help="simulated seconds (default: the scenario's)"
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     run.add_argument("--csv", metavar="FILE", help="write the time series (per interval) to FILE")
     bench = sub.add_parser("bench", help="simulated seconds per wall second for every shipped scenario")
@@ -75,7 +77,7 @@ def build_scenario(name: str, sets: Sequence[str], duration: float | None = None
 
 
 def run_once(scenario: Scenario, seed: int | None) -> tuple[Simulation, float]:
-    sim = Simulation(scenario, seed)
+    sim = Simulation(scenario, seed, trace="off")
     start = time.perf_counter()
     sim.advance(round(scenario.duration_s * NSEC_PER_SEC))
     return sim, time.perf_counter() - start
@@ -107,7 +109,9 @@ def _print_human(s: dict[str, Any]) -> None:
     print(f"  bandwidth        {s['bandwidth_mbps']:.1f} Mbit/s")
     print(f"  context switches {s['context_switches_per_s']:.0f}/s")
     for name, t in s["threads"].items():
-        print(f"  {name:18s} cpu {t['share'] * 100:5.1f} %  yields {t['yields']:>10d}  switches {t['switches']}")
+        print(
+            f"  {name:18s} cpu {t['share'] * 100:5.1f} %  yields {t['yields']:>10d}  switches {t['switches']}"
+        )
     for i, c in enumerate(s["cpus"]):
         print(
             f"  cpu{i}  busy {c['busy'] * 100:5.1f} %  task {c['user'] * 100:5.1f} %  "

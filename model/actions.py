@@ -63,6 +63,7 @@ class Spin:
     watch: Watchable
     iter_ns: int
     yield_each: bool = True
+    yield_first: bool = False  # the loop yields before its first check
 
 
 @dataclass(eq=False)

@@ -93,7 +93,7 @@ class Machine:
         policy: SchedPolicy,
         context_switch_ns: int = 0,
         syscall_ns: int = 0,
-        full_trace: bool = False,
+        trace: str = "recent",
     ) -> None:
         self.q = EventQueue()
         self.cpus = [Cpu(i) for i in range(ncpus)]
@@ -103,7 +103,10 @@ class Machine:
         self.context_switch_ns = context_switch_ns
         self.syscall_ns = syscall_ns  # one sched_yield() round trip when nothing switches
         self.tasks: list[Task] = []
-        self.full_trace = full_trace
+        if trace not in ("off", "recent", "full"):
+            raise ValueError(f"trace must be off, recent or full, not {trace!r}")
+        self.tracing = trace != "off"  # "recent" keeps the last TRACE_LIMIT records, "full" all
+        self.full_trace = trace == "full"
         self.trace: list[TraceRecord] = []
         self._spinners: dict[Watchable, list[Task]] = {}
         self._irq_exiting: Cpu | None = None
@@ -256,11 +259,14 @@ class Machine:
                 if not self._sys_yield(cpu):
                     return
             elif kind is Spin:
-                if not act.until():
+                if act.yield_first or not act.until():
                     task.spin = act
                     task.spin_phase_ns = 0
                     self._spinners.setdefault(act.watch, []).append(task)
-                    self._spin_resume(cpu)
+                    if act.yield_first and act.yield_each:
+                        self._spin_yield(cpu)
+                    else:
+                        self._spin_resume(cpu)
                     return
             elif kind is Wait:
                 act.cond.waiters.append(task)
@@ -310,7 +316,8 @@ class Machine:
                 prev.nivcsw += 1
         cpu.curr = nxt
         cpu.switches += 1
-        self._record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
+        if self.tracing:
+            self._record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
         if nxt is None:
             cpu.seg = Seg.NONE
             return False
@@ -332,10 +339,9 @@ class Machine:
         now = self.q.now_ns
         task = cpu.curr
         assert task is not None
-        self._account(cpu)
         self.policy.update_curr(cpu.index, now)
         where = self.policy.yield_task(cpu.index, now)
-        if self.full_trace:
+        if self.tracing:
             self._record(cpu.index, "yield", task.tid, info=where)
         return self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
 
@@ -434,7 +440,7 @@ class Machine:
         task.cpu = target
         policy.enqueue(task, target, now, True)
         cpu = self.cpus[target]
-        if self.full_trace:
+        if self.tracing:
             self._record(target, "wake", task.tid)
         if cpu.curr is None:
             self._kick(cpu)

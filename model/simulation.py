@@ -87,7 +87,7 @@ class Simulation:
         scenario: Scenario,
         seed: int | None = None,
         sample_ns: int = DEFAULT_SAMPLE_NS,
-        full_trace: bool = False,
+        trace: str = "recent",
     ) -> None:
         self.scenario = scenario
         self.seed = scenario.seed if seed is None else seed
@@ -95,7 +95,7 @@ class Simulation:
         m = scenario.machine
         self.policy = make_policy(scenario.sched.policy, m.cpus, m.hz)
         self.policy.set_tunable("compat_yield", scenario.sched.compat_yield)
-        self.machine = Machine(m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, full_trace)
+        self.machine = Machine(m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, trace)
         self.tunables: dict[str, int | str] = {"sched.compat_yield": scenario.sched.compat_yield}
         self.toggles: list[tuple[int, str, int | str]] = []
         self._trace_read = 0

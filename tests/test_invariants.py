@@ -56,7 +56,9 @@ def check_trace(sim: Simulation, duration_ns: int) -> None:
                 on = [c for c, t in running.items() if t == r.tid]
                 assert on == [r.cpu], f"task {r.tid} on CPUs {on}"
     m = sim.machine
-    assert {c.index: (c.curr.tid if c.curr else 0) for c in m.cpus} == {c: running.get(c, 0) for c in range(len(m.cpus))}
+    assert {c.index: (c.curr.tid if c.curr else 0) for c in m.cpus} == {
+        c: running.get(c, 0) for c in range(len(m.cpus))
+    }
     for c in m.cpus:
         assert c.task_ns + c.hardirq_ns + c.softirq_ns <= duration_ns
     assert sum(t.exec_ns for t in m.tasks) == sum(c.task_ns for c in m.cpus)
@@ -77,10 +79,10 @@ def test_invariants_hold_for_random_task_mixes(
     tasks = [dataclasses.replace(t, cpu=min(t.cpu, cpus - 1)) for t in tasks]
     sc = scenario(policy, tasks, cpus, hz, compat)
     total = 60 * MS
-    one = Simulation(sc, full_trace=True)
+    one = Simulation(sc, trace="full")
     one.advance(total)
     check_trace(one, total)
-    two = Simulation(sc, full_trace=True)
+    two = Simulation(sc, trace="full")
     two.advance(split * MS)
     two.advance(total - split * MS)
     assert two.machine.trace == one.machine.trace

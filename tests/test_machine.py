@@ -22,7 +22,7 @@ def switches(m: Machine) -> list[tuple[int, int, int]]:
 
 def test_two_hogs_alternate_every_slice() -> None:
     # HZ=1000, 2-tick slices: the hogs alternate every 2 ms, starting with the first spawned.
-    m = Machine(1, 1000, RoundRobinPolicy(1, 1000, slice_ticks=2), full_trace=True)
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000, slice_ticks=2), trace="full")
     m.spawn("a", hog)
     m.spawn("b", hog)
     m.run_until(7 * MS)

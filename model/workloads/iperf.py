@@ -14,7 +14,6 @@ from model.actions import (
     CondVar,
     Nanosleep,
     Program,
-    SchedYield,
     Signal,
     Spin,
     Wait,
@@ -78,13 +77,6 @@ class Iperf:
             "iperf-reporter", self._reporter_thread, spec.nice, cpu, role="reporter"
         )
 
-    def _thread_rest(self) -> Program:
-        if self.spec.thread_rest == "sched_yield":
-            yield SchedYield()
-        elif self.spec.thread_rest == "usleep0":
-            yield Nanosleep(0)
-        # fixed: thread_rest() is empty
-
     def _data_thread(self, task: Task) -> Program:
         spec, sock, ring = self.spec, self.sock, self.ring
         while True:
@@ -108,13 +100,15 @@ class Iperf:
         spec, ring = self.spec, self.ring
         while True:
             n = ring.take_all()
+            if spec.thread_rest == "sched_yield":
+                if n:
+                    yield Compute(spec.reporter_pass_ns + n * spec.report_entry_ns)
+                # thread_rest(), then pass after pass (each one a yield) until there is something to report.
+                yield Spin(ring.nonempty, ring, spec.reporter_pass_ns, yield_first=True)
+                continue
+            yield Compute(spec.reporter_pass_ns + n * spec.report_entry_ns)
             if spec.thread_rest == "fixed":
-                yield Compute(spec.reporter_pass_ns + n * spec.report_entry_ns)
                 yield Signal(self.report_done)
                 yield Nanosleep(REPORTER_SLEEP_NS)
-            elif n or spec.thread_rest == "usleep0":
-                yield Compute(spec.reporter_pass_ns + n * spec.report_entry_ns)
-                yield from self._thread_rest()
             else:
-                # Nothing to report: the 2.0.2 reporter polls, one pass and one yield per loop.
-                yield Spin(ring.nonempty, ring, spec.reporter_pass_ns)
+                yield Nanosleep(0)  # usleep(0)
