@@ -61,7 +61,8 @@ class Cpu:
     gen: int = 0  # bumps to invalidate the pending segment end
     seg_start_ns: int = 0
     overhead_left_ns: int = 0
-    irq_until_ns: int = 0
+    irq_until_ns: int = 0  # hard interrupt then softirq run until this instant
+    hardirq_until_ns: int = 0
     irq_gen: int = 0
     irq_handlers: list[tuple[Callable[[Any], None], Any]] = field(default_factory=list)
     tick_armed: bool = False
@@ -77,10 +78,11 @@ class Cpu:
 class TraceRecord:
     t_ns: int
     cpu: int
-    kind: str  # "switch", "yield", "wake", "irq", "command"
+    kind: str  # "switch", "yield", "wake", "irq", "command" (the network adds "tenure")
     tid: int  # the task concerned (the incoming one for a switch; 0 for idle)
     prev_tid: int = 0
-    info: str = ""
+    info: str = ""  # irq: "HARDIRQ_NS SOFTIRQ_NS"; yield: where the yielder landed
+    dur_ns: int = 0  # for records that span time (irq, tenure)
 
 
 class Machine:
@@ -148,9 +150,18 @@ class Machine:
                 self._account(cpu)
         return finished
 
-    def _record(self, cpu: int, kind: str, tid: int, prev_tid: int = 0, info: str = "") -> None:
+    def _record(
+        self,
+        cpu: int,
+        kind: str,
+        tid: int,
+        prev_tid: int = 0,
+        info: str = "",
+        dur_ns: int = 0,
+        t_ns: int = -1,
+    ) -> None:
         trace = self.trace
-        trace.append(TraceRecord(self.q.now_ns, cpu, kind, tid, prev_tid, info))
+        trace.append(TraceRecord(self.q.now_ns if t_ns < 0 else t_ns, cpu, kind, tid, prev_tid, info, dur_ns))
         if not self.full_trace and len(trace) > TRACE_LIMIT:
             del trace[: TRACE_LIMIT // 2]
 
@@ -507,12 +518,23 @@ class Machine:
         cpu.softirq_ns += softirq_ns
         cpu.irq_handlers.append((handler, arg))
         if cpu.irq_until_ns > now:
-            cpu.irq_until_ns += hardirq_ns + softirq_ns
+            start = cpu.irq_until_ns  # after the interrupt in progress
         else:
             if cpu.curr is not None and cpu.seg != Seg.NONE:
                 self._stop(cpu)
                 cpu.seg = Seg.BEGIN  # resume at interrupt exit
-            cpu.irq_until_ns = now + hardirq_ns + softirq_ns
+            start = now
+        cpu.hardirq_until_ns = start + hardirq_ns
+        cpu.irq_until_ns = start + hardirq_ns + softirq_ns
+        if self.tracing:
+            self._record(
+                cpu_index,
+                "irq",
+                0,
+                info=f"{hardirq_ns} {softirq_ns}",
+                dur_ns=hardirq_ns + softirq_ns,
+                t_ns=start,
+            )
         cpu.irq_gen += 1
         self.q.push(cpu.irq_until_ns, PRIO_IRQ, self._on_irq_exit, (cpu, cpu.irq_gen))
 

@@ -15,9 +15,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from model.events import PRIO_SAMPLE
-from model.machine import Machine, Seg, TraceRecord
+from model.machine import Cpu, Machine, Seg, TraceRecord
 from model.metrics import Series
 from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
+from model.net.view import QdiscView
 from model.scenario import Scenario, ScenarioError
 from model.sched import make_policy
 from model.sched.base import NSEC_PER_SEC, RunqueueView
@@ -43,7 +44,7 @@ class SetTunable:
 class CpuView:
     index: int
     curr_tid: int  # 0 when idle
-    state: str  # "idle", "task", "irq"
+    state: str  # "idle", "task", "hardirq", "softirq"
     need_resched: bool
     task_ns: int
     hardirq_ns: int
@@ -79,6 +80,13 @@ class Snapshot:
     toggles: tuple[tuple[int, str, int | str], ...]  # (t_ns, key, value) of every live command
     acked_bytes: int
     events_dispatched: int
+    qdisc: QdiscView | None = None  # the transmit path, when the scenario has one
+
+
+def _cpu_state(cpu: Cpu, now_ns: int) -> str:
+    if cpu.irq_until_ns > now_ns:
+        return "hardirq" if cpu.hardirq_until_ns > now_ns else "softirq"
+    return "task" if cpu.curr is not None else "idle"
 
 
 class Simulation:
@@ -197,7 +205,7 @@ class Simulation:
             CpuView(
                 c.index,
                 c.curr.tid if c.curr else 0,
-                "irq" if c.irq_until_ns > now else ("task" if c.curr else "idle"),
+                _cpu_state(c, now),
                 c.need_resched,
                 c.task_ns,
                 c.hardirq_ns,

@@ -1,0 +1,417 @@
+"""CFS as merged in Linux 2.6.23: the ``fair_clock`` / ``wait_runtime`` / ``fair_key`` design.
+
+Each CPU's cfs_rq has a ``fair_clock`` that advances by ``NICE_0_LOAD / total weight`` per ns of
+execution, and an rbtree of its runnable tasks, the current one included, ordered by
+``fair_key = fair_clock - wait_runtime``. ``wait_runtime`` is what the CPU owes a task: a waiting
+task is credited the fair-clock advance of its wait when it is picked, the running task is debited
+the time it ran beyond its weighted share, and a woken sleeper gets a capped credit (FAIR_SLEEPERS)
+that ``sleeper_bonus`` tracks and the running task pays back. Keys change only when a task is
+(re)queued: at enqueue, at each tick for the current task, and in ``sched_yield()``. Source:
+``kernel/sched_fair.c`` of 2.6.23.17 (KERNEL.md §B.1, B.3, B.4). The sorted ``Timeline`` and
+``fmt_ms`` are shared with ``cfs_2624``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from model.sched.base import (
+    NICE_0_LOAD,
+    NSEC_PER_MSEC,
+    RunqueueEntry,
+    RunqueueView,
+    cpu_scale_factor,
+    nice_to_weight,
+    select_cpu_per_rq,
+)
+from model.task import Task
+
+LATENCY_NS = 20 * NSEC_PER_MSEC  # sysctl_sched_latency before boot-time scaling
+MIN_GRANULARITY_NS = 2 * NSEC_PER_MSEC  # sysctl_sched_min_granularity
+GRANULARITY_LIMIT_NS = 100 * NSEC_PER_MSEC  # the clamp in 2.6.23 sched_init_granularity()
+TUNABLES = ("compat_yield",)
+
+Node = tuple[int, int]  # (key, insertion sequence)
+
+
+def fmt_ms(ns: int, signed: bool = False) -> str:
+    return f"{ns / NSEC_PER_MSEC:{'+' if signed else ''}.3f} ms"
+
+
+def check_tunable(key: str, value: int) -> None:
+    """Validate a ``set_tunable`` call: only ``compat_yield``, only 0 or 1 (like the sysctl)."""
+    if key not in TUNABLES:
+        raise KeyError(f"unknown tunable {key!r}; allowed: {', '.join(TUNABLES)}")
+    if value not in (0, 1):
+        raise ValueError(f"{key} must be 0 or 1, got {value!r}")
+
+
+class Timeline:
+    """A cfs_rq's rbtree, as a sorted list of ``(key, seq)`` nodes and their tasks.
+
+    ``seq`` grows with every insertion, so a task inserted with a key equal to existing ones lands to
+    their right, as ``__enqueue_entity()`` does ("nodes with the same key stay together").
+    """
+
+    __slots__ = ("_nodes", "_seq", "_tasks")
+
+    def __init__(self) -> None:
+        self._nodes: list[Node] = []
+        self._tasks: list[Task] = []
+        self._seq = 0
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def insert(self, task: Task, key: int) -> Node:
+        self._seq += 1
+        node = (key, self._seq)
+        i = bisect_left(self._nodes, node)
+        self._nodes.insert(i, node)
+        self._tasks.insert(i, task)
+        return node
+
+    def remove(self, node: Node) -> None:
+        i = bisect_left(self._nodes, node)
+        del self._nodes[i]
+        del self._tasks[i]
+
+    def leftmost(self) -> Task | None:
+        return self._tasks[0] if self._tasks else None
+
+    def rightmost(self) -> Task | None:
+        return self._tasks[-1] if self._tasks else None
+
+    def first_other(self, task: Task) -> Task | None:
+        """The leftmost task that is not ``task``."""
+        return next((t for t in self._tasks if t is not task), None)
+
+    def tasks(self) -> tuple[Task, ...]:
+        return tuple(self._tasks)
+
+
+@dataclass(slots=True)
+class Se2623:
+    """2.6.23 ``struct sched_entity`` (the fields this model uses). ``None`` replaces the kernel's 0
+    sentinel for "not waiting" / "not sleeping"."""
+
+    weight: int
+    cpu: int
+    fair_key: int = 0
+    wait_runtime: int = 0
+    sum_exec_ns: int = 0
+    prev_sum_exec_ns: int = 0
+    exec_start_ns: int = 0
+    wait_start_fair: int | None = None
+    sleep_start_fair: int | None = None
+    node: Node | None = None  # position in the timeline while queued
+
+
+@dataclass(slots=True)
+class CfsRq2623:
+    fair_clock: int = 0
+    load: int = 0  # total weight of the queued tasks, current included
+    sleeper_bonus: int = 0
+    curr: Task | None = None
+    timeline: Timeline = field(default_factory=Timeline)
+
+
+def _se(task: Task) -> Se2623:
+    if not isinstance(task.se, Se2623):
+        raise TypeError(f"task {task.name} is not scheduled by cfs-2.6.23")
+    return task.se
+
+
+class Cfs2623Policy:
+    name = "cfs-2.6.23"
+
+    def __init__(self, ncpus: int, hz: int) -> None:
+        self.ncpus = ncpus
+        self.hz = hz
+        # 2.6.23 sched_init_granularity(): scale by 1 + ilog2(ncpus), clamp at 100 ms.
+        factor = cpu_scale_factor(ncpus)
+        self.min_granularity_ns = min(MIN_GRANULARITY_NS * factor, GRANULARITY_LIMIT_NS)
+        self.latency_ns = min(LATENCY_NS * factor, GRANULARITY_LIMIT_NS)
+        self.runtime_limit_ns = self.latency_ns
+        self.wakeup_granularity_ns = self.min_granularity_ns // 2
+        self.compat_yield = 0
+        self.rqs = [CfsRq2623() for _ in range(ncpus)]
+
+    # ---- arithmetic (kernel/sched_fair.c) --------------------------------------------------------
+
+    def sched_granularity(self, nr: int) -> int:
+        # "gran = lat/nr - lat/nr/nr": every runnable task gets the CPU once per latency.
+        gran = self.latency_ns
+        if nr > 1:
+            gran = max(gran // nr - gran // nr // nr, self.min_granularity_ns)
+        return gran
+
+    def _niced_granularity(self, se: Se2623, gran: int) -> int:
+        # Linear in the weight either way; SIMPLIFICATION: exact division instead of inv_weight.
+        if se.weight == NICE_0_LOAD:
+            return gran
+        if se.weight < NICE_0_LOAD:
+            return se.weight * gran // NICE_0_LOAD
+        return gran * NICE_0_LOAD // se.weight
+
+    def _limit(self, wait_runtime: int) -> int:
+        # limit_wait_runtime(): niced tasks have the same +-runtime_limit history range.
+        return max(-self.runtime_limit_ns, min(self.runtime_limit_ns, wait_runtime))
+
+    def _weighted(self, delta_fair: int, se: Se2623) -> int:
+        # calc_weighted(): fair-clock time converted to this task's share.
+        return delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
+
+    def _fair_key(self, rq: CfsRq2623, se: Se2623) -> int:
+        # update_stats_enqueue(): key = fair_clock - wait_runtime, the wait scaled by 1024/weight
+        # for non-nice-0 tasks (magnitude truncated, as the kernel's shift does).
+        wait = se.wait_runtime
+        if se.weight != NICE_0_LOAD:
+            scaled = abs(wait) * NICE_0_LOAD // se.weight
+            wait = scaled if wait >= 0 else -scaled
+        return rq.fair_clock - wait
+
+    def _charge(self, rq: CfsRq2623, se: Se2623, delta: int) -> tuple[int, int, int]:
+        """__update_curr() for ``delta`` ns: (fair_clock advance, new wait_runtime, new sleeper_bonus).
+
+        SIMPLIFICATION: exact integer division instead of the kernel's inv_weight fixed point.
+        """
+        delta_fair = delta * NICE_0_LOAD // rq.load
+        delta_mine = delta * se.weight // rq.load
+        bonus = rq.sleeper_bonus
+        if bonus > self.min_granularity_ns:  # the runner pays back credit handed to sleepers
+            pay = min(delta_mine, bonus, self.runtime_limit_ns - se.wait_runtime)
+            bonus -= pay
+            delta_mine -= pay
+        return delta_fair, self._limit(se.wait_runtime + delta_mine - delta), bonus
+
+    def _wait_credit(self, se: Se2623, fair_clock: int) -> int:
+        # update_stats_wait_end(): the fair-clock advance of the wait, capped at 2*runtime_limit.
+        if se.wait_start_fair is None:
+            return 0
+        return self._weighted(min(2 * self.runtime_limit_ns, fair_clock - se.wait_start_fair), se)
+
+    # ---- tree operations -------------------------------------------------------------------------
+
+    def _enqueue_entity(self, rq: CfsRq2623, task: Task, se: Se2623) -> None:
+        if task is not rq.curr:
+            se.wait_start_fair = rq.fair_clock  # update_stats_wait_start()
+        se.fair_key = self._fair_key(rq, se)
+        se.node = rq.timeline.insert(task, se.fair_key)
+        rq.load += se.weight
+
+    def _requeue(self, rq: CfsRq2623, task: Task, se: Se2623, key: int) -> None:
+        """dequeue_entity() + enqueue_entity() of the current task: only its place changes."""
+        assert se.node is not None
+        rq.timeline.remove(se.node)
+        se.fair_key = key
+        se.node = rq.timeline.insert(task, key)
+
+    def _wait_end(self, rq: CfsRq2623, se: Se2623) -> None:
+        se.wait_runtime = self._limit(se.wait_runtime + self._wait_credit(se, rq.fair_clock))
+        se.wait_start_fair = None
+
+    def _enqueue_sleeper(self, rq: CfsRq2623, se: Se2623) -> None:
+        # enqueue_sleeper() (FAIR_SLEEPERS; SLEEPER_AVG is off in 2.6.23): credit the fair-clock
+        # advance of the sleep, capped at 2*runtime_limit, unless too much bonus is in flight.
+        if se.sleep_start_fair is None:
+            return
+        delta = min(2 * self.runtime_limit_ns, rq.fair_clock - se.sleep_start_fair)
+        se.sleep_start_fair = None
+        if rq.sleeper_bonus > self.runtime_limit_ns:
+            return
+        before = se.wait_runtime
+        se.wait_runtime = self._limit(before + self._weighted(delta, se))
+        rq.sleeper_bonus += se.wait_runtime - before
+
+    def _check_preempt(self, rq: CfsRq2623, se: Se2623, curr: Se2623, gran: int) -> bool:
+        # __check_preempt_curr_fair(). curr.fair_key is the key of its last requeue, not refreshed.
+        ideal_runtime = max(self.latency_ns // len(rq.timeline), self.min_granularity_ns)
+        if curr.sum_exec_ns - curr.prev_sum_exec_ns > ideal_runtime:
+            gran = 0  # ran past its latency share: any key advantage preempts
+        return curr.fair_key - se.fair_key > self._niced_granularity(curr, gran)
+
+    # ---- SchedPolicy -------------------------------------------------------------------------------
+
+    def select_task_rq(self, task: Task, now_ns: int) -> int:
+        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+
+    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+        rq = self.rqs[cpu]
+        se = Se2623(weight=nice_to_weight(task.nice), cpu=cpu)
+        task.se = se
+        self.update_curr(cpu, now_ns)
+        # task_new_fair() START_DEBIT: "the statistical average of wait_runtime is about -gran/2".
+        se.wait_runtime = -(self.sched_granularity(len(rq.timeline)) // 2)
+        # SIMPLIFICATION: no child-runs-first key (curr.fair_key - gran - 1): the machine creates
+        # tasks without a parent; the key is the one the first requeue would give, debit included.
+        self._enqueue_entity(rq, task, se)
+
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+        rq = self.rqs[cpu]
+        se = _se(task)
+        if se.cpu != cpu:
+            # set_task_cpu(): carry the fair-clock stamps over to the new CPU's clock.
+            offset = self.rqs[se.cpu].fair_clock - rq.fair_clock
+            if se.sleep_start_fair is not None:
+                se.sleep_start_fair -= offset
+            se.cpu = cpu
+        self.update_curr(cpu, now_ns)
+        if wakeup:
+            self._enqueue_sleeper(rq, se)
+        self._enqueue_entity(rq, task, se)
+
+    def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
+        rq = self.rqs[cpu]
+        se = _se(task)
+        self.update_curr(cpu, now_ns)
+        if task is not rq.curr:
+            self._wait_end(rq, se)
+        se.sleep_start_fair = rq.fair_clock
+        assert se.node is not None
+        rq.timeline.remove(se.node)
+        se.node = None
+        rq.load -= se.weight
+        if task is rq.curr:
+            rq.curr = None
+
+    def put_prev(self, task: Task, cpu: int, now_ns: int) -> None:
+        # put_prev_entity(): the task stays in the tree at its last key; its wait starts now.
+        rq = self.rqs[cpu]
+        self.update_curr(cpu, now_ns)
+        _se(task).wait_start_fair = rq.fair_clock
+        rq.curr = None
+
+    def pick_next(self, cpu: int, now_ns: int) -> Task | None:
+        rq = self.rqs[cpu]
+        task = rq.timeline.leftmost()
+        if task is None:
+            return None
+        se = _se(task)
+        self._wait_end(rq, se)  # set_next_entity(): credit the wait, start a new stint
+        se.exec_start_ns = now_ns
+        se.prev_sum_exec_ns = se.sum_exec_ns
+        rq.curr = task
+        return task
+
+    def update_curr(self, cpu: int, now_ns: int) -> None:
+        rq = self.rqs[cpu]
+        if rq.curr is None:
+            return
+        se = _se(rq.curr)
+        delta = now_ns - se.exec_start_ns
+        if delta <= 0:
+            return
+        se.exec_start_ns = now_ns
+        se.sum_exec_ns += delta
+        if rq.load:
+            delta_fair, se.wait_runtime, rq.sleeper_bonus = self._charge(rq, se, delta)
+            rq.fair_clock += delta_fair
+
+    def task_tick(self, cpu: int, now_ns: int) -> bool:
+        # entity_tick(): requeue the current task at its fresh key, then compare with the leftmost.
+        rq = self.rqs[cpu]
+        assert rq.curr is not None
+        curr, se = rq.curr, _se(rq.curr)
+        self._requeue(rq, curr, se, self._fair_key(rq, se))
+        nxt = rq.timeline.leftmost()
+        if nxt is curr or nxt is None:
+            return False
+        return self._check_preempt(rq, _se(nxt), se, self.sched_granularity(len(rq.timeline)))
+
+    def check_preempt_wakeup(self, cpu: int, woken: Task, now_ns: int) -> bool:
+        # check_preempt_curr_fair(): SCHED_OTHER wakeups use the wakeup granularity.
+        rq = self.rqs[cpu]
+        if rq.curr is None:
+            return True
+        return self._check_preempt(rq, _se(woken), _se(rq.curr), self.wakeup_granularity_ns)
+
+    def yield_task(self, cpu: int, now_ns: int) -> str:
+        rq = self.rqs[cpu]
+        assert rq.curr is not None
+        curr, se = rq.curr, _se(rq.curr)
+        if len(rq.timeline) == 1:
+            return "alone: no-op"
+        if not self.compat_yield:
+            # 2.6.23 yield_task_fair(): dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
+            self.update_curr(cpu, now_ns)
+            self._requeue(rq, curr, se, self._fair_key(rq, se))
+            return f"in place (key {fmt_ms(se.fair_key)})"
+        rightmost = rq.timeline.rightmost()
+        assert rightmost is not None
+        if rightmost is curr:
+            return "rightmost (already)"
+        # compat: "minimally necessary key value to be last in the tree". Transient: the next
+        # requeue (tick or enqueue) recomputes fair_clock - wait_runtime.
+        self._requeue(rq, curr, se, _se(rightmost).fair_key + 1)
+        return "rightmost"
+
+    def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
+        rq = self.rqs[cpu]
+        if len(rq.timeline) <= 1:
+            return None
+        curr = rq.curr
+        if self.compat_yield or curr is None or rq.timeline.leftmost() is not curr:
+            return 0
+        rival = rq.timeline.first_other(curr)
+        assert rival is not None
+        se = _se(curr)
+        # A yield re-picks the yielder while its requeued key stays below the rival's fixed key
+        # (equal keys go to the right): headroom counted from the last charge (exec_start).
+        headroom = _se(rival).fair_key - 1 - self._fair_key(rq, se)
+        return max(self._noop_run_bound(rq, se, headroom) - (now_ns - se.exec_start_ns), 0)
+
+    def _noop_run_bound(self, rq: CfsRq2623, se: Se2623, headroom: int) -> int:
+        """Run time T for which the yielder's requeued key grows by at most ``headroom``.
+
+        Unclamped, the key grows at 1024/w per ns of running, plus the sleeper-bonus payback P
+        (at most min(bonus, T*w/W) of wait_runtime, scaled by 1024/w); the -limit clamp only slows
+        it. Nice 0 is exact: key += T + P, whatever the steps. Other weights: each update_curr()
+        with delta_fair >= 1 can round up by < 1024/w, and there are at most T*1024/W of those, so
+        the rate is bounded by (1024/w)(1 + 1024/W); plus 2 for the truncated scaled wait_runtime.
+        """
+        w, load = se.weight, rq.load
+        bonus = rq.sleeper_bonus if rq.sleeper_bonus > self.min_granularity_ns else 0
+        if w == NICE_0_LOAD:
+            if headroom < 0:
+                return 0
+            return headroom if not bonus else max(headroom * load // (load + w), headroom - bonus)
+        g = headroom - 2
+        if g < 0:
+            return 0
+        scale = NICE_0_LOAD * (load + NICE_0_LOAD)
+        if not bonus:
+            return g * w * load // scale
+        linear = g * w * load // (NICE_0_LOAD * (load + NICE_0_LOAD + w))
+        capped = (g * w * load - NICE_0_LOAD * bonus * load) // scale
+        return max(linear, capped, 0)
+
+    def set_tunable(self, key: str, value: int) -> None:
+        check_tunable(key, value)
+        self.compat_yield = value
+
+    def nr_running(self, cpu: int) -> int:
+        return len(self.rqs[cpu].timeline)
+
+    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
+        """The tree with the current task first; values projected to ``now_ns`` without charging."""
+        rq = self.rqs[cpu]
+        fair_clock, rows, curr = rq.fair_clock, [], rq.curr
+        if curr is not None:
+            se = _se(curr)
+            wait, delta = se.wait_runtime, now_ns - se.exec_start_ns
+            if delta > 0 and rq.load:
+                delta_fair, wait, _ = self._charge(rq, se, delta)
+                fair_clock += delta_fair
+            rows.append(RunqueueEntry(curr.tid, "running", "fair_key", se.fair_key, _wr(wait)))
+        for task in rq.timeline.tasks():
+            if task is not curr:
+                se = _se(task)
+                wait = self._limit(se.wait_runtime + self._wait_credit(se, fair_clock))
+                rows.append(RunqueueEntry(task.tid, "queued", "fair_key", se.fair_key, _wr(wait)))
+        return RunqueueView(cpu, tuple(rows), "fair_clock", fair_clock)
+
+
+def _wr(wait_runtime: int) -> str:
+    return f"wait_runtime {fmt_ms(wait_runtime, signed=True)}"

@@ -1,0 +1,319 @@
+"""EEVDF, the fair class of Linux 6.6+ (KERNEL.md §C.2), with the 2025 yield fix (upstream 79104becf42b).
+
+Each CPU has a cfs_rq of entities with a ``vruntime`` (service received, in weighted ns) and a virtual
+``deadline = vruntime + slice * 1024 / weight``. The load-weighted average vruntime V of the runnable
+entities, the current one included, is the queue's clock: an entity is eligible when its lag
+``V - vruntime`` is ≥ 0, and ``pick_eevdf`` runs the eligible entity with the earliest deadline. A
+request is served when vruntime reaches the deadline (``update_deadline``: new deadline, resched). A
+sleeper keeps its lag and gets it back when it wakes (PLACE_LAG), so a task that slept while owed
+service preempts. ``sched_yield()`` forfeits the rest of the request (vruntime = deadline) if eligible;
+``yield_forfeit = 0`` restores the 6.6-to-2025 yield, which only pushes the deadline one slice later.
+# SIMPLIFICATION: one flat cfs_rq per CPU (no cgroups), no load balancing (``select_cpu_per_rq``), no
+# DELAY_DEQUEUE (6.12+ keeps a sleeper with negative lag queued until it is eligible again), no custom
+# slices (sched_attr) and so no PREEMPT_SHORT, and calc_delta_fair() divides exactly instead of the
+# kernel's 32-bit inverse-weight multiply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.sched.base import (
+    NICE_0_LOAD,
+    NSEC_PER_MSEC,
+    NSEC_PER_SEC,
+    RunqueueEntry,
+    RunqueueView,
+    cpu_scale_factor,
+    nice_to_weight,
+    select_cpu_per_rq,
+)
+from model.task import Task
+
+# sysctl_sched_base_slice: 0.70 ms from 6.15 (2ae891b8 "Reduce the default slice to avoid tasks getting
+# an extra tick"); 0.75 ms in 6.6-6.14. Scaled by 1 + ilog2(min(ncpus, 8)) at boot.
+BASE_SLICE_NS = 700_000
+
+
+@dataclass(slots=True, eq=False)
+class EevdfEntity:
+    """The ``sched_entity`` fields this model keeps (``task.se``)."""
+
+    weight: int
+    vruntime: int = 0
+    deadline: int = 0
+    vlag: int = 0  # lag saved at dequeue (update_entity_lag) for place_entity at the next enqueue
+    vprot: int | None = None  # RUN_TO_PARITY: the deadline it was picked with (the kernel reuses se->vlag)
+
+
+class CfsRq:
+    """One CPU's ``cfs_rq``: the queued entities (the rbtree, here in insertion order) and ``curr``."""
+
+    __slots__ = ("curr", "exec_start_ns", "min_vruntime", "queued", "resched")
+
+    def __init__(self) -> None:
+        self.queued: list[Task] = []  # runnable and not current; FIFO among equal deadlines, as the tree
+        self.curr: Task | None = None
+        self.min_vruntime = 0  # monotonic floor: the key origin, and where a task lands on an empty queue
+        self.exec_start_ns = 0
+        self.resched = False  # resched_curr() from update_deadline(), until the next pick
+
+    def entities(self) -> list[Task]:
+        return self.queued if self.curr is None else [*self.queued, self.curr]
+
+
+def calc_delta_fair(delta_ns: int, se: EevdfEntity) -> int:
+    """``calc_delta_fair()``: real ns to virtual ns, ``delta * NICE_0_LOAD / weight``."""
+    return delta_ns if se.weight == NICE_0_LOAD else delta_ns * NICE_0_LOAD // se.weight
+
+
+def _div_s64(a: int, b: int) -> int:
+    return a // b if a >= 0 else -(-a // b)  # truncates toward zero, as div_s64()
+
+
+def _deadline(task: Task) -> int:
+    return int(task.se.deadline)
+
+
+def _ms(ns: int) -> str:
+    return f"{ns / NSEC_PER_MSEC:.3f}".rstrip("0").rstrip(".")
+
+
+class EevdfPolicy:
+    """Linux 6.6+ EEVDF: eligible-earliest-deadline pick, lag-preserving placement, forfeiting yield."""
+
+    name: str = "eevdf"
+
+    def __init__(self, ncpus: int, hz: int) -> None:
+        self.ncpus = ncpus
+        self.tick_ns = NSEC_PER_SEC // hz  # TICK_NSEC
+        # sched_init_granularity(): SCHED_TUNABLESCALING_LOG, 1 + ilog2(min(ncpus, 8)).
+        self.base_slice_ns = BASE_SLICE_NS * cpu_scale_factor(ncpus, cap=8)
+        self.yield_forfeit = True  # 79104becf42b; 0 = 6.6 up to the fix
+        self.run_to_parity = True  # sched_feat(RUN_TO_PARITY), on by default
+        self._rqs = [CfsRq() for _ in range(ncpus)]
+
+    # ---- placement and queueing -------------------------------------------------------------------
+
+    def select_task_rq(self, task: Task, now_ns: int) -> int:
+        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+
+    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+        # task_fork_fair(): update_curr(), then place_entity(ENQUEUE_INITIAL) with no lag (__sched_fork).
+        self.update_curr(cpu, now_ns)
+        task.se = EevdfEntity(weight=nice_to_weight(task.nice))
+        self._place_entity(self._rqs[cpu], task.se, initial=True)
+        self._rqs[cpu].queued.append(task)
+
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+        # enqueue_entity(): update_curr(), place_entity() from the saved lag, __enqueue_entity().
+        self.update_curr(cpu, now_ns)
+        self._place_entity(self._rqs[cpu], task.se, initial=False)
+        self._rqs[cpu].queued.append(task)
+
+    def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
+        rq = self._rqs[cpu]
+        self.update_curr(cpu, now_ns)
+        se: EevdfEntity = task.se
+        # update_entity_lag(): the lag while it still counts in V, clamped to ±calc_delta_fair(max(2 slices,
+        # TICK_NSEC)) so a long run or wait cannot be carried over whole.
+        limit = calc_delta_fair(max(2 * self.base_slice_ns, self.tick_ns), se)
+        se.vlag = max(-limit, min(limit, self._avg_vruntime(rq) - se.vruntime))
+        if rq.curr is task:
+            rq.curr = None
+        else:
+            rq.queued.remove(task)
+        self._update_min_vruntime(rq)
+
+    def put_prev(self, task: Task, cpu: int, now_ns: int) -> None:
+        # put_prev_entity(): a still-runnable curr goes back into the tree (after the others on ties).
+        rq = self._rqs[cpu]
+        rq.curr = None
+        rq.queued.append(task)
+
+    def pick_next(self, cpu: int, now_ns: int) -> Task | None:
+        rq = self._rqs[cpu]
+        if rq.curr is not None:
+            raise RuntimeError(f"pick_next on cpu {cpu} before put_prev/dequeue of its current task")
+        nxt = self._pick_eevdf(rq, protect=False)
+        rq.resched = False
+        if nxt is not None:
+            rq.queued.remove(nxt)
+            rq.curr = nxt
+            rq.exec_start_ns = now_ns
+            nxt.se.vprot = nxt.se.deadline  # set_next_entity(): the RUN_TO_PARITY "HACK", se->vlag = deadline
+        return nxt
+
+    def update_curr(self, cpu: int, now_ns: int) -> None:
+        rq = self._rqs[cpu]
+        if rq.curr is None or now_ns <= rq.exec_start_ns:
+            return
+        se: EevdfEntity = rq.curr.se
+        se.vruntime += calc_delta_fair(now_ns - rq.exec_start_ns, se)
+        rq.exec_start_ns = now_ns
+        # update_deadline(): the request is served once vruntime reaches the deadline; ask for the next
+        # one and resched if anyone else is runnable here.
+        if se.vruntime >= se.deadline:
+            se.deadline = se.vruntime + calc_delta_fair(self.base_slice_ns, se)
+            rq.resched = rq.resched or bool(rq.queued)
+        self._update_min_vruntime(rq)
+
+    # ---- tick, preemption, yield ------------------------------------------------------------------
+
+    def task_tick(self, cpu: int, now_ns: int) -> bool:
+        # entity_tick() is update_curr() only: the tick preempts only through update_deadline().
+        rq = self._rqs[cpu]
+        return rq.curr is not None and rq.resched
+
+    def check_preempt_wakeup(self, cpu: int, woken: Task, now_ns: int) -> bool:
+        # wakeup_preempt_fair(): update_curr(), then preempt if pick_eevdf() would now choose the woken
+        # task. No wakeup granularity any more; RUN_TO_PARITY keeps an eligible curr until its deadline.
+        rq = self._rqs[cpu]
+        if rq.curr is None:
+            return True
+        self.update_curr(cpu, now_ns)
+        if rq.resched:  # update_deadline() already asked for a reschedule
+            return True
+        return self._pick_eevdf(rq, protect=self.run_to_parity) is woken
+
+    def yield_task(self, cpu: int, now_ns: int) -> str:
+        rq = self._rqs[cpu]
+        if rq.curr is None:
+            raise RuntimeError(f"yield on cpu {cpu} with no current task")
+        if not rq.queued:  # yield_task_fair(): "Are we the only task in the tree?"
+            return "alone: no-op"
+        self.update_curr(cpu, now_ns)
+        se: EevdfEntity = rq.curr.se
+        vslice = calc_delta_fair(self.base_slice_ns, se)
+        if not self.yield_forfeit:
+            se.deadline += vslice  # 6.6 .. 2025: still eligible, the deadline moves one slice on
+            return f"deadline +{_ms(vslice)} ms"
+        if not self._eligible(rq, se):
+            return "ineligible: no-op"  # 79104becf42b forfeits only while eligible
+        # 79104becf42b: "forfeits the rest of its request": vruntime jumps to the deadline.
+        forfeited = se.deadline - se.vruntime
+        se.vruntime = se.deadline
+        se.deadline += vslice
+        self._update_min_vruntime(rq)
+        return f"forfeit: vruntime → deadline (+{_ms(forfeited)} ms)"
+
+    def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
+        """Alone: no bound. Forfeiting: 0, as each yield moves vruntime a request on, however little time
+        passes. Pre-fix: a yield only pushes the deadline, which cannot matter while the yielder is the
+        only eligible entity; that lasts until some other entity i turns eligible, at the first
+        ``w_y * k_y >= k_i * W - S`` (keys ``k = vruntime - min_vruntime``, S = Σ w·k of the others,
+        W the whole load). Once no other is eligible the yielder is, as the least key always is.
+        # SIMPLIFICATION: the yields the machine collapses under this budget do not each push the
+        # deadline, as they would in the kernel (the pre-fix "runaway"); only the next real one does.
+        # Picks are the same while the budget holds; afterwards a few more real yields are needed
+        # before the deadline passes the others'.
+        """
+        rq = self._rqs[cpu]
+        if rq.curr is None:
+            return 0
+        if not rq.queued:
+            return None
+        if self.yield_forfeit:
+            return 0
+        se: EevdfEntity = rq.curr.se
+        v0 = rq.min_vruntime
+        others: list[EevdfEntity] = [t.se for t in rq.queued]
+        s_others = sum(o.weight * (o.vruntime - v0) for o in others)
+        load = se.weight + sum(o.weight for o in others)
+        # Largest yielder key that keeps i ineligible: ceil((k_i * W - S) / w_y) - 1.
+        k_max = min(-((s_others - (o.vruntime - v0) * load) // se.weight) - 1 for o in others)
+        dv = k_max - (se.vruntime - v0)
+        if dv < 0:
+            return 0
+        # The longest run r with calc_delta_fair(r) <= dv; several update_curr() calls only floor more.
+        return ((dv + 1) * se.weight - 1) // NICE_0_LOAD
+
+    def set_tunable(self, key: str, value: int) -> None:
+        if key == "yield_forfeit":
+            self.yield_forfeit = bool(value)
+        elif key == "run_to_parity":
+            self.run_to_parity = bool(value)
+        elif key != "compat_yield":  # gone since 2.6.39: accepted, no effect
+            allowed = "compat_yield, run_to_parity, yield_forfeit"
+            raise KeyError(f"unknown EEVDF tunable {key!r}; allowed: {allowed}")
+
+    # ---- views ------------------------------------------------------------------------------------
+
+    def nr_running(self, cpu: int) -> int:
+        rq = self._rqs[cpu]
+        return len(rq.queued) + (rq.curr is not None)
+
+    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
+        """As of the last update_curr() (a view must not charge time: snapshots would change the run)."""
+        rq = self._rqs[cpu]
+        avg, sums = self._avg_vruntime(rq), self._load(rq)
+        rows = [self._row(rq.curr, "running", avg)] if rq.curr is not None else []
+        groups = [("eligible" if self._eligible(rq, t.se, sums) else "ineligible", t) for t in rq.queued]
+        groups.sort(key=lambda g: (g[0] != "eligible", _deadline(g[1])))
+        rows += [self._row(task, group, avg) for group, task in groups]
+        return RunqueueView(cpu, tuple(rows), clock_name="avg_vruntime", clock=avg)
+
+    # ---- helpers ----------------------------------------------------------------------------------
+
+    def _row(self, task: Task, group: str, avg: int) -> RunqueueEntry:
+        se: EevdfEntity = task.se
+        lag = avg - se.vruntime
+        detail = f"vruntime {_ms(se.vruntime)} ms, lag {'+' if lag >= 0 else ''}{_ms(lag)} ms"
+        return RunqueueEntry(task.tid, group, "deadline", se.deadline, detail)
+
+    @staticmethod
+    def _load(rq: CfsRq) -> tuple[int, int]:
+        """``cfs_rq->avg_vruntime`` and ``avg_load`` with curr added: (Σ w·(v - min_vruntime), Σ w)."""
+        v0 = rq.min_vruntime
+        keys = weights = 0
+        for task in rq.entities():
+            se: EevdfEntity = task.se
+            keys += se.weight * (se.vruntime - v0)
+            weights += se.weight
+        return keys, weights
+
+    def _avg_vruntime(self, rq: CfsRq) -> int:
+        keys, load = self._load(rq)
+        return rq.min_vruntime + (keys // load if load else 0)  # avg_vruntime(): floor division
+
+    def _eligible(self, rq: CfsRq, se: EevdfEntity, sums: tuple[int, int] | None = None) -> bool:
+        # vruntime_eligible(): (v - v0) * load <= Σ (v_i - v0) * w_i, i.e. v <= V without dividing.
+        keys, load = sums if sums is not None else self._load(rq)
+        return keys >= (se.vruntime - rq.min_vruntime) * load
+
+    def _update_min_vruntime(self, rq: CfsRq) -> None:
+        # update_min_vruntime(): the least vruntime of curr and the tree, and never backwards.
+        entities = rq.entities()
+        if entities:
+            rq.min_vruntime = max(rq.min_vruntime, min(int(t.se.vruntime) for t in entities))
+
+    def _place_entity(self, rq: CfsRq, se: EevdfEntity, initial: bool) -> None:
+        keys, load = self._load(rq)
+        lag = 0
+        if load and se.vlag:  # PLACE_LAG, when cfs_rq->nr_running
+            # Joining pulls V towards the newcomer; "to place a task and preserve lag" the kernel scales
+            # it by (W + w_i) / W, so that the lag measured after the join is the saved vlag again.
+            lag = _div_s64(se.vlag * (load + se.weight), load)
+        se.vruntime = rq.min_vruntime + (keys // load if load else 0) - lag
+        vslice = calc_delta_fair(self.base_slice_ns, se)
+        if initial:
+            vslice //= 2  # PLACE_DEADLINE_INITIAL: "start tasks off with half a slice"
+        se.deadline = se.vruntime + vslice  # "EEVDF: vd_i = ve_i + r_i/w_i"
+
+    def _pick_eevdf(self, rq: CfsRq, protect: bool) -> Task | None:
+        curr = rq.curr
+        if len(rq.queued) + (curr is not None) <= 1:
+            return curr if curr is not None else (rq.queued[0] if rq.queued else None)
+        sums = self._load(rq)
+        if curr is not None and not self._eligible(rq, curr.se, sums):
+            curr = None
+        # RUN_TO_PARITY: "run a task until it either becomes non-eligible or until it gets a new slice".
+        if protect and curr is not None and curr.se.vprot == curr.se.deadline:
+            return curr
+        eligible = [t for t in rq.queued if self._eligible(rq, t.se, sums)]
+        best = min(eligible, key=_deadline, default=None)  # earliest deadline; the tree's order on ties
+        if curr is not None and (best is None or curr.se.deadline < best.se.deadline):
+            best = curr  # entity_before(curr, best) is strict: a queued entity wins a tie
+        if best is None:  # "EEVDF scheduling fail, picking leftmost"
+            best = min(rq.queued, key=_deadline)
+        return best
