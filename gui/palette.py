@@ -1,0 +1,65 @@
+"""Colours and patterns: the Okabe–Ito colour-blind-safe palette, always backed by a pattern and a label.
+
+Tasks are coloured by tid (stable across frames and runs), CPU states and prio bands by name.
+Projector-friendly: a white background and dark text, as PhET advises ("black is not a projected colour").
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+
+# Okabe & Ito (2008), "Color Universal Design".
+ORANGE = QColor("#E69F00")
+SKY_BLUE = QColor("#56B4E9")
+BLUISH_GREEN = QColor("#009E73")
+YELLOW = QColor("#F0E442")
+BLUE = QColor("#0072B2")
+VERMILLION = QColor("#D55E00")
+REDDISH_PURPLE = QColor("#CC79A7")
+BLACK = QColor("#000000")
+GREY = QColor("#BBBBBB")
+LIGHT_GREY = QColor("#EEEEEE")
+BACKGROUND = QColor("#FFFFFF")
+TEXT = QColor("#222222")
+
+TASK_COLORS = (BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, YELLOW)
+TASK_PATTERNS = (
+    Qt.BrushStyle.SolidPattern,
+    Qt.BrushStyle.BDiagPattern,
+    Qt.BrushStyle.Dense4Pattern,
+    Qt.BrushStyle.FDiagPattern,
+    Qt.BrushStyle.CrossPattern,
+    Qt.BrushStyle.HorPattern,
+    Qt.BrushStyle.VerPattern,
+)
+
+# CPU states: idle is blank, interrupts are dark and hatched so they never read as a task.
+STATE_COLORS = {"idle": LIGHT_GREY, "hardirq": BLACK, "softirq": QColor("#666666")}
+STATE_PATTERNS = {
+    "idle": Qt.BrushStyle.NoBrush,
+    "hardirq": Qt.BrushStyle.SolidPattern,
+    "softirq": Qt.BrushStyle.DiagCrossPattern,
+}
+
+# prio qdisc bands: band 0 (highest priority) is the warmest.
+BAND_COLORS = (VERMILLION, BLUE, BLUISH_GREEN, REDDISH_PURPLE, ORANGE, SKY_BLUE, YELLOW)
+
+# Per-CPU series (dequeue counts, CPU shares): one colour per CPU.
+CPU_COLORS = (BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, YELLOW, GREY)
+
+
+def task_color(tid: int) -> QColor:
+    return TASK_COLORS[(tid - 1) % len(TASK_COLORS)]
+
+
+def task_pattern(tid: int) -> Qt.BrushStyle:
+    return TASK_PATTERNS[((tid - 1) // len(TASK_COLORS)) % len(TASK_PATTERNS)]
+
+
+def cpu_color(cpu: int) -> QColor:
+    return CPU_COLORS[cpu % len(CPU_COLORS)]
+
+
+def band_color(band: int) -> QColor:
+    return BAND_COLORS[band % len(BAND_COLORS)]
