@@ -460,6 +460,10 @@ class Machine:
             self._kick(cpu)
         elif cpu.seg in SPINNING:
             self._kick(cpu)  # the spinner's next yield may let the woken task in
+        for other in self.cpus:
+            # A global run queue (BFS) offers the woken task to every CPU: spinners elsewhere yield anew.
+            if other is not cpu and other.seg in SPINNING and task.allowed_on(other.index):
+                self._kick(other)
 
     def wake_all(self, waitq: WaitQueue) -> None:
         tasks, waitq.tasks = waitq.tasks, []
