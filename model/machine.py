@@ -551,6 +551,8 @@ class Machine:
         for handler, harg in handlers:
             handler(harg)
         self._irq_exiting = None
+        if cpu.irq_until_ns > self.q.now_ns:
+            return  # a handler raised the next interrupt (a NAPI poll after the hard interrupt)
         if cpu.curr is None:
             if self.policy.nr_running(cpu.index) > 0:
                 self._schedule(cpu, blocking=False)

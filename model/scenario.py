@@ -58,11 +58,26 @@ class NetSpec:
         3_000, "softirq cost of returning ACKs per data frame", 0, 1_000_000
     )
     irq_cpus: tuple[int, ...] = _spec((0,), "CPUs that take the NIC's interrupts")
+    device: str = _spec(
+        "nic", "transmit device: a NIC with a TX ring, or dummy (consumes at once)", choices=("nic", "dummy")
+    )
+    udelay_us: int = _spec(0, "extra busy-wait in the NIC's hard interrupt handler", 0, 100_000)
+    irq_base_ns: int = _spec(2_000, "hard interrupt cost without the extra delay", 0, 1_000_000)
+    rx_ring: int = _spec(256, "RX ring descriptors (E1000_DEFAULT_RXD)", 8, 4096)
+    napi_weight: int = _spec(64, "NAPI weight: frames per poll", 1, 1024)
+    netdev_budget: int = _spec(300, "frames per net_rx_action", 1, 10_000)
+    rx_pkt_ns: int = _spec(1_200, "NET_RX softirq cost per received frame", 1, 1_000_000)
+    itr_per_s: int = _spec(4_000, "interrupt throttle rate (e1000 InterruptThrottleRate)", 100, 100_000)
+    rwnd_bytes: int = _spec(174_760, "receiver's advertised TCP window", 2_896, 16_777_216)
 
 
 @dataclass(frozen=True)
 class IperfSpec:
-    enabled: bool = _spec(False, "run the iperf 2.0.2 TCP client")
+    enabled: bool = _spec(False, "run iperf 2.0.2")
+    mode: str = _spec(
+        "client", "client: send through the TCP send path; server: receive", choices=("client", "server")
+    )
+    recv_ns_per_kb: int = _spec(250, "server: CPU per KB read from the socket", 0, 1_000_000)
     thread_rest: str = _spec(
         "sched_yield", "thread_rest() build", choices=("usleep0", "sched_yield", "fixed")
     )

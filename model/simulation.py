@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from model.events import PRIO_SAMPLE
 from model.machine import Cpu, Machine, Seg, TraceRecord
 from model.metrics import Series
+from model.net.rx import NicRx, RxConfig, RxSocket
 from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
 from model.net.view import QdiscView
 from model.scenario import Scenario, ScenarioError
@@ -24,7 +25,7 @@ from model.sched import make_policy
 from model.sched.base import NSEC_PER_SEC, RunqueueView
 from model.task import TaskState
 from model.workloads.generic import spawn_tasks
-from model.workloads.iperf import Iperf
+from model.workloads.iperf import Iperf, IperfServer
 
 DEFAULT_SAMPLE_NS = 100_000_000
 
@@ -109,6 +110,8 @@ class Simulation:
         self._trace_read = 0
         self.sockets: list[TcpSendSocket] = []
         self.iperf: Iperf | None = None
+        self.rx_socket: RxSocket | None = None
+        self.nic_rx: NicRx | None = None
         self._build_workloads()
         self.series = Series(self._probes())
         self.sample_ns = sample_ns
@@ -126,9 +129,31 @@ class Simulation:
                 raise ScenarioError(
                     f"tasks '{spec.name}': cpu = {spec.cpu}; allowed -1..{sc.machine.cpus - 1}"
                 )
-        if sc.iperf.enabled:
-            if sc.iperf.cpu >= sc.machine.cpus:
-                raise ScenarioError(f"iperf.cpu = {sc.iperf.cpu}; allowed -1..{sc.machine.cpus - 1}")
+        if sc.iperf.enabled and sc.iperf.cpu >= sc.machine.cpus:
+            raise ScenarioError(f"iperf.cpu = {sc.iperf.cpu}; allowed -1..{sc.machine.cpus - 1}")
+        if sc.iperf.enabled and sc.iperf.mode == "server":
+            net = sc.net
+            self.rx_socket = RxSocket(machine)
+            self.nic_rx = NicRx(
+                machine,
+                RxConfig(
+                    net.link_mbps,
+                    net.irq_cpus[0],
+                    net.udelay_us,
+                    net.irq_base_ns,
+                    net.rx_ring,
+                    net.napi_weight,
+                    net.netdev_budget,
+                    net.rx_pkt_ns,
+                    net.itr_per_s,
+                    net.rwnd_bytes,
+                    machine.tick_ns,
+                ),
+                self.rx_socket,
+            )
+            IperfServer(machine, self.rx_socket, self.nic_rx, sc.iperf)
+            self.nic_rx.start()
+        elif sc.iperf.enabled:
             net = sc.net
             link = LinkDevice(
                 machine,
@@ -168,7 +193,9 @@ class Simulation:
         return self.machine.now_ns
 
     def acked_bytes(self) -> int:
-        return sum(s.acked_bytes for s in self.sockets)
+        """Goodput so far: bytes acknowledged to the local sender, or delivered to the local receiver."""
+        received = self.rx_socket.delivered_bytes if self.rx_socket is not None else 0
+        return sum(s.acked_bytes for s in self.sockets) + received
 
     def advance(self, dt_ns: int, max_events: int | None = None) -> Snapshot:
         """Run ``dt_ns`` of simulated time (or until ``max_events`` events) and return a snapshot."""
@@ -290,4 +317,19 @@ class Simulation:
             "context_switches_per_s": sum(c.switches for c in m.cpus) / duration_s,
             "toggles": [{"t_s": t / NSEC_PER_SEC, "key": k, "value": v} for t, k, v in self.toggles],
             "sim": {"events": m.q.dispatched},
+            **self._rx_summary(),
+        }
+
+    def _rx_summary(self) -> dict[str, Any]:
+        nic = self.nic_rx
+        if nic is None:
+            return {}
+        return {
+            "rx": {
+                "interrupts": nic.interrupts,
+                "rx_missed": nic.rx_missed,
+                "time_squeeze": nic.time_squeeze,
+                "sender_losses": nic.sender.losses,
+                "sender_cwnd": round(nic.sender.cwnd, 1),
+            }
         }

@@ -76,7 +76,7 @@ def test_spin_with_competition_yields_to_the_other_task() -> None:
     m.spawn("spin", spinner)
     m.spawn("hog", hog)
     m.run_until(100 * MS)
-    spin, h = m.tasks
+    _spin, h = m.tasks
     assert h.exec_ns > 0.9 * 100 * MS  # round robin: every yield hands the CPU over
 
 

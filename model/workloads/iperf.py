@@ -20,6 +20,7 @@ from model.actions import (
     Watchable,
 )
 from model.machine import Machine
+from model.net.rx import NicRx, RxSocket
 from model.net.tcp import TcpSendSocket
 from model.scenario import IperfSpec
 from model.task import Task
@@ -112,3 +113,23 @@ class Iperf:
                 yield Nanosleep(REPORTER_SLEEP_NS)
             else:
                 yield Nanosleep(0)  # usleep(0)
+
+
+class IperfServer:
+    """iperf's server thread: blocks in ``recv()`` until data arrives, reads it all, repeats."""
+
+    def __init__(self, machine: Machine, sock: RxSocket, nic: NicRx, spec: IperfSpec) -> None:
+        self.sock = sock
+        self.nic = nic
+        self.spec = spec
+        cpu = None if spec.cpu < 0 else spec.cpu
+        self.thread = machine.spawn("iperf-server", self._server_thread, spec.nice, cpu, role="server")
+
+    def _server_thread(self, task: Task) -> Program:
+        sock = self.sock
+        while True:
+            while sock.unread_bytes == 0:
+                yield Block(sock.waitq)
+            n = sock.read_all()
+            self.nic.window_opened()
+            yield Compute(max(1, n * self.spec.recv_ns_per_kb // 1024))
