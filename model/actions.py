@@ -103,5 +103,17 @@ class Block:
     waitq: WaitQueue
 
 
-Action = Compute | SchedYield | Nanosleep | Spin | Wait | Signal | Block
+@dataclass(slots=True)
+class Driven:
+    """Hand the task's loop to a driver that runs it in closed form (the transmit path's send loop).
+
+    The task keeps its CPU for good; the machine calls ``attach(cpu)`` whenever the task gets a CPU
+    and ``detach(cpu)`` whenever it loses it (preemption).
+    """
+
+    attach: Callable[[int], None]
+    detach: Callable[[int], None]
+
+
+Action = Compute | SchedYield | Nanosleep | Spin | Wait | Signal | Block | Driven
 Program = Generator[Action, None, None]

@@ -17,6 +17,7 @@ from model.actions import (
     Block,
     Compute,
     CondVar,
+    Driven,
     Nanosleep,
     SchedYield,
     Signal,
@@ -45,7 +46,8 @@ class Seg:
     SPIN = 4  # spinning with no pending end (ends on an event)
     SPIN_YIELD = 5  # spinning; at the end, a yield that may switch
     SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition true
-    NAMES = ("none", "begin", "overhead", "compute", "spin", "spin", "spin")
+    DRIVEN = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
+    NAMES = ("none", "begin", "overhead", "compute", "spin", "spin", "spin", "driven")
 
 
 SPINNING = (Seg.SPIN, Seg.SPIN_YIELD)
@@ -219,7 +221,7 @@ class Machine:
         elif seg == Seg.SPIN_YIELD:
             self._spin_yield(cpu)
         elif seg == Seg.SPIN_EXIT:
-            task.spin = None
+            self._end_spin(task)
             self._step(cpu)
         else:  # BEGIN, OVERHEAD
             cpu.overhead_left_ns = 0
@@ -238,6 +240,9 @@ class Machine:
             self._post_seg(cpu, Seg.COMPUTE, now + task.left_ns)
         elif task.spin is not None:
             self._spin_resume(cpu)
+        elif task.driven is not None:
+            self._open_seg(cpu, Seg.DRIVEN)
+            task.driven.attach(cpu.index)
         else:
             self._step(cpu)
 
@@ -290,6 +295,11 @@ class Machine:
             elif kind is Nanosleep:
                 self._nanosleep(cpu, task, act.ns)
                 return
+            elif kind is Driven:
+                task.driven = act
+                self._open_seg(cpu, Seg.DRIVEN)
+                act.attach(cpu.index)
+                return
             else:
                 raise TypeError(f"task {task.name} yielded {act!r}, which is not an action")
 
@@ -301,6 +311,8 @@ class Machine:
         policy = self.policy
         prev = cpu.curr
         if prev is not None:
+            if prev.driven is not None and cpu.seg == Seg.DRIVEN:
+                prev.driven.detach(cpu.index)
             self._stop(cpu)
             policy.update_curr(cpu.index, now)
             if blocking:

@@ -72,6 +72,39 @@ class NetSpec:
 
 
 @dataclass(frozen=True)
+class QdiscSpec:
+    exit_rule: str = _spec(
+        "time",
+        "__qdisc_run exit: time (3.0-rc4: need_resched or a jiffy) or quota (3.1+)",
+        choices=("time", "quota"),
+    )
+    weight_p: int = _spec(64, "the dequeue quota in packets (3.1+)", 1, 100_000)
+    bands: int = _spec(3, "prio bands", 2, 16)
+    priomap: tuple[int, ...] = _spec(
+        (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), "priority -> band (16 entries)"
+    )
+    limit: int = _spec(1000, "pfifo limit per band (the device's tx_queue_len)", 1, 100_000)
+    per_packet: bool = _spec(False, "reference mode: one event per packet instead of closed-form tenures")
+
+
+@dataclass(frozen=True)
+class XmitSpec:
+    packet_bytes: int = _spec(1500, "IP packet size of the senders", 64, 9000)
+    user_ns: int = _spec(1_000, "a sender's work per packet before dev_queue_xmit", 1, 10_000_000)
+    enq_ns: int = _spec(150, "enqueue under the root lock", 1, 1_000_000)
+    deq_ns: int = _spec(150, "dequeue under the root lock", 1, 1_000_000)
+    drv_ns: int = _spec(300, "driver transmit with the root lock released", 1, 1_000_000)
+    lock_ns: int = _spec(50, "a lock moving between CPUs", 0, 1_000_000)
+    wake_ns: int = _spec(5_000, "a blocked sender woken by a TX completion, until it runs", 0, 10_000_000)
+    clean_ns: int = _spec(100, "NAPI TX clean per descriptor", 0, 1_000_000)
+    jitter: float = _spec(0.05, "relative spread of per-tenure costs (seeded RNG)", 0.0, 0.5)
+    sndbuf_pkts: int = _spec(54, "a sender's socket send buffer, in packets", 1, 100_000)
+    tx_ring: int = _spec(512, "NIC TX ring descriptors", 16, 65_536)
+    tx_stop_free: int = _spec(22, "the driver stops the queue below this many free descriptors", 1, 1024)
+    tx_wake_free: int = _spec(44, "and wakes it when a clean leaves this many", 1, 4096)
+
+
+@dataclass(frozen=True)
 class IperfSpec:
     enabled: bool = _spec(False, "run iperf 2.0.2")
     mode: str = _spec(
@@ -93,7 +126,7 @@ class IperfSpec:
     cpu: int = _spec(-1, "pin both threads to this CPU (-1: not pinned)", -1, 63)
 
 
-TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer")
+TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer", "sender")
 SYNC_KINDS = ("condvar", "sched_yield", "usleep0")
 
 
@@ -111,6 +144,7 @@ class TaskSpec:
     channel: str = _spec("ch", "producer/consumer: the shared channel name")
     sync: str = _spec("condvar", "producer/consumer: how the consumer waits", choices=SYNC_KINDS)
     slots: int = _spec(64, "producer/consumer: channel capacity", 1, 1_000_000)
+    priority: int = _spec(0, "sender: skb->priority (the prio qdisc maps it to a band)", 0, 15)
 
 
 @dataclass(frozen=True)
@@ -125,6 +159,8 @@ class Scenario:
     sched: SchedSpec = field(default_factory=SchedSpec)
     net: NetSpec = field(default_factory=NetSpec)
     iperf: IperfSpec = field(default_factory=IperfSpec)
+    qdisc: QdiscSpec = field(default_factory=QdiscSpec)
+    xmit: XmitSpec = field(default_factory=XmitSpec)
     tasks: tuple[TaskSpec, ...] = ()
 
     def settings(self) -> dict[str, Value]:
@@ -161,6 +197,8 @@ SECTIONS: dict[str, type] = {
     "sched": SchedSpec,
     "net": NetSpec,
     "iperf": IperfSpec,
+    "qdisc": QdiscSpec,
+    "xmit": XmitSpec,
 }
 
 
@@ -179,6 +217,8 @@ def _allowed(f: dataclasses.Field[Any]) -> str:
         return "one of " + ", ".join(str(c) for c in m["choices"])
     if m["lo"] is not None:
         return f"{m['lo']}..{m['hi']}"
+    if f.name == "priomap":
+        return "16 band numbers, each below qdisc.bands"
     return {bool: "true or false", str: "a string", int: "an integer"}.get(
         _field_type(f), "a list of CPU numbers"
     )

@@ -41,6 +41,7 @@ class Task:
     left_ns: int = 0  # what remains of the current Compute action
     spin: Any = None  # the Spin action in progress, if any
     spin_phase_ns: int = 0  # time since the spinner's last yield
+    driven: Any = None  # the Driven action whose driver runs this task's loop, if any
     timer_gen: int = 0  # invalidates stale sleep timers
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -1,0 +1,507 @@
+"""``dev_queue_xmit()`` and the dequeuer role: senders on several CPUs sharing one root qdisc (2011 story).
+
+Kernel rules modelled (KERNEL.md §E.2–E.8, 3.0):
+
+* A sender enqueues under the root lock; if the qdisc's RUNNING bit is clear it sets it and becomes
+  *the dequeuer*; if it was set when it arrived (``contended``) it first queues on ``busylock``.
+* The dequeuer loops in ``__qdisc_run``: dequeue under the root lock, release it for the driver
+  call, take it back. Each release lets the ``busylock`` holder in for its enqueue, so contended
+  senders are served one per dequeue, in ``busylock`` order (x86 ticket locks are FIFO).
+* The loop ends when the queue empties, when the driver stops the TX queue (``tx_busy``), or by the
+  exit rule: ``time`` (3.0-rc4: ``need_resched()`` or a jiffy change) or ``quota`` (3.1+:
+  ``weight_p`` packets or ``need_resched()``). Except after ``empty``, ``__netif_schedule`` raises
+  NET_TX on the exiting CPU; the root lock goes to the ``busylock`` holder, which enqueues and takes
+  RUNNING; only if nobody waits does the exiting CPU's own softirq take the role again.
+* The NIC cleans its TX ring in NAPI on the CPU that takes its interrupt (``net.irq_cpus``), with
+  bottom halves enabled only: on a CPU inside ``dev_queue_xmit`` (a dequeuer, a ``busylock`` spinner)
+  the clean waits until it leaves. A clean frees the senders' socket memory (``sock_wfree``), waking
+  senders blocked on their send buffer, and ``netif_wake_queue`` raises NET_TX on that CPU, whose
+  ``net_tx_action`` takes the role if nobody holds the root lock.
+
+A tenure is computed in closed form up to the next point where something can change (quota,
+jiffy, TX queue stop, a contender filling its send buffer, a sender arriving, a NIC interrupt,
+``need_resched``); ``per_packet=True`` steps one packet at a time through the same rules.
+
+# SIMPLIFICATION: contended senders are saturating: after its enqueue a sender with send-buffer room
+# is back on ``busylock`` before its next turn. Costs are per-tenure constants (jittered per tenure
+# from the seeded RNG). The NIC's own interrupt and clean times are charged to the CPU but do not
+# shift the transmit path's timing.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from model.events import PRIO_IRQ, PRIO_TASK
+from model.machine import Machine
+from model.net.owners import PatternFifo, pattern_counts
+from model.net.prio import PrioQdisc
+
+EXIT_REASONS = ("quota", "need_resched", "jiffy", "empty", "tx_busy")
+ABSENT, USER, BLOCKED, CONTEND, DEQUEUE = "absent", "user", "blocked", "contend", "dequeue"
+
+
+@dataclass(frozen=True, slots=True)
+class TxCosts:
+    user_ns: int  # a sender's work per packet before dev_queue_xmit (sendmsg, skb, UDP/IP)
+    enq_ns: int  # enqueue under the root lock
+    deq_ns: int  # dequeue under the root lock
+    drv_ns: int  # the driver's ndo_start_xmit, root lock released
+    lock_ns: int  # a lock moving between CPUs
+    wake_ns: int  # a sender woken by a TX completion, until it runs again
+    clean_ns: int  # NAPI TX clean per descriptor
+    jitter: float  # relative spread of the per-tenure packet cycle
+
+
+@dataclass(frozen=True, slots=True)
+class NicConfig:
+    kind: str  # "nic" or "dummy"
+    ring: int
+    stop_free: int  # the driver stops the queue below this many free descriptors
+    wake_free: int  # and wakes it at a clean that leaves this many free
+    wire_ns: int  # per packet on the wire
+    itr_ns: int  # at least this long between completion interrupts
+    irq_cpus: tuple[int, ...]
+
+
+@dataclass(eq=False)
+class Sender:
+    cpu: int
+    band: int
+    wmem_pkts: int  # the socket send buffer, in packets of this size
+    inflight: int = 0  # its packets in the qdisc or the TX ring
+    state: str = ABSENT
+    gen: int = 0  # invalidates a stale "ready" event
+    frozen_left_ns: int = -1  # user-space work left when a softirq tenure froze it
+    enqueued: int = 0
+    dropped: int = 0
+
+
+@dataclass
+class Counters:
+    per_cpu_dequeued: list[int]
+    per_cpu_runs: list[int]
+    exit_reasons: dict[str, int] = field(default_factory=lambda: dict.fromkeys(EXIT_REASONS, 0))
+    runs: int = 0
+    requeues: int = 0
+
+
+class TxPath:
+    def __init__(
+        self,
+        machine: Machine,
+        qdisc: PrioQdisc,
+        costs: TxCosts,
+        nic: NicConfig,
+        exit_rule: str,
+        weight_p: int,
+        rng: np.random.Generator,
+        per_packet: bool = False,
+    ) -> None:
+        self.m = machine
+        self.q = qdisc
+        self.costs = costs
+        self.nic = nic
+        self.exit_rule = exit_rule
+        self.weight_p = weight_p
+        self.per_packet = per_packet
+        self._jitter = rng.standard_normal(4096) * costs.jitter
+        self._jitter_i = 0
+        self.rng = rng
+        ncpus = len(machine.cpus)
+        self.senders: dict[int, Sender] = {}
+        self.owners = [PatternFifo() for _ in range(qdisc.bands)]
+        self.ring = PatternFifo()  # descriptors posted and not yet cleaned
+        self.ring_posted = 0
+        self.wire_free_ns = 0
+        self.wire_done = 0  # completions already cleaned
+        self.stopped = False
+        self.fifo: deque[int] = deque()  # busylock order of contended senders
+        self.d = -1  # the CPU holding RUNNING
+        self.d_softirq = False
+        self.t_step = 0
+        self.t_tenure = 0
+        self.k_tenure = 0
+        self.start_jiffy = 0
+        self.quota_left = 0
+        self.factor = 1.0
+        self.cycle_ns = 1
+        self.step_gen = 0
+        self.pending_clean: set[int] = set()
+        self.irq_rr = 0
+        self.irq_armed = False
+        self.t_last_irq = -(10**12)
+        self.c = Counters([0] * ncpus, [0] * ncpus)
+
+    # ---- senders ---------------------------------------------------------------------------------
+
+    def attach(self, cpu: int, band: int, wmem_pkts: int) -> None:
+        """A sender task runs its send loop on ``cpu`` (called when the task gets the CPU)."""
+        s = self.senders.get(cpu)
+        if s is None:
+            s = self.senders[cpu] = Sender(cpu, band, wmem_pkts)
+        if s.state == ABSENT:
+            self._to_user(s, self.m.now_ns)
+
+    def detach(self, cpu: int) -> None:
+        """The sender task lost its CPU (preempted): it stops sending until attached again."""
+        s = self.senders.get(cpu)
+        if s is None or s.state == ABSENT:
+            return
+        if s.state == DEQUEUE:
+            self._settle()
+            self._end_tenure("need_resched")
+        if s.state == CONTEND:
+            self._settle()
+            self.fifo.remove(cpu)
+            self._replan()
+        s.state = ABSENT
+        s.gen += 1
+
+    def need_resched(self, cpu: int) -> None:
+        """The scheduler set need_resched on ``cpu``: a tenure there ends after its current packet."""
+        if self.d == cpu:
+            self._settle()
+            self._replan()
+
+    def _to_user(self, s: Sender, at_ns: int, extra_ns: int = 0) -> None:
+        """Back in user space: block on the send buffer, or build the next packet."""
+        s.gen += 1
+        if s.inflight >= s.wmem_pkts:
+            s.state = BLOCKED  # sock_alloc_send_skb() sleeps until sock_wfree() makes room
+            return
+        s.state = USER
+        self.m.q.push(at_ns + extra_ns + self.costs.user_ns, PRIO_TASK, self._on_ready, (s, s.gen))
+
+    def _on_ready(self, arg: tuple[Sender, int]) -> None:
+        s, gen = arg
+        if gen != s.gen or s.state != USER:
+            return
+        now = self.m.now_ns
+        if self.d >= 0:  # contended: spin on busylock
+            self._settle()
+            s.state = CONTEND
+            self.fifo.append(s.cpu)
+            self._replan()
+            return
+        self._enqueue(s.cpu, 1)
+        if self.stopped:
+            # It takes RUNNING, dequeue_skb() meets the stopped queue: requeue, and back to user space.
+            self.c.requeues += 1
+            self._to_user(s, now, self.costs.enq_ns)
+            return
+        s.state = DEQUEUE
+        self._start_tenure(s.cpu, now + self.costs.enq_ns, softirq=False)
+
+    def _enqueue(self, cpu: int, n: int) -> None:
+        s = self.senders[cpu]
+        accepted, dropped = self.q.enqueue(cpu, s.band, n)
+        self.owners[s.band].push((cpu,), 0, accepted)
+        s.inflight += accepted
+        s.enqueued += accepted
+        s.dropped += dropped
+
+    # ---- the dequeuer's tenure -------------------------------------------------------------------
+
+    def _start_tenure(self, cpu: int, t_start: int, softirq: bool) -> None:
+        self.d = cpu
+        self.d_softirq = softirq
+        self.t_step = self.t_tenure = t_start
+        self.k_tenure = 0
+        self.start_jiffy = t_start // self.m.tick_ns
+        self.quota_left = self.weight_p
+        self._jitter_i = (self._jitter_i + 1) % len(self._jitter)
+        self.factor = max(0.5, 1.0 + float(self._jitter[self._jitter_i]))
+        self.c.runs += 1
+        self.c.per_cpu_runs[cpu] += 1
+        self._replan()
+
+    def _cycle(self) -> int:
+        """One packet of the dequeuer's loop; with contenders the root lock bounces to an enqueuer."""
+        k = self.costs
+        if self.fifo:
+            base = k.deq_ns + max(k.drv_ns, k.lock_ns + k.enq_ns) + k.lock_ns
+        else:
+            base = k.deq_ns + k.drv_ns
+        return max(1, round(base * self.factor))
+
+    def _settle(self) -> None:
+        """Apply the packets of the current tenure that completed strictly before now."""
+        if self.d < 0:
+            return
+        now = self.m.now_ns
+        if now <= self.t_step:
+            return
+        k = (now - self.t_step - 1) // self.cycle_ns
+        if k > 0:
+            self._advance(k)
+            self.t_step += k * self.cycle_ns
+
+    def _replan(self) -> None:
+        """Post the end of the next stretch of packets, up to the first point where something changes."""
+        if self.d < 0:
+            return
+        self.cycle_ns = c = self._cycle()
+        n = self._packets_to_next_point(c)
+        self.step_gen += 1
+        self.m.q.push(self.t_step + n * c, PRIO_TASK, self._on_step, (self.step_gen, n))
+
+    def _packets_to_next_point(self, c: int) -> int:
+        if self.per_packet:
+            return 1
+        n = self.q.limit  # a stretch never holds more than a band: bulk == one by one
+        if self.nic.kind == "nic":
+            n = min(n, max(1, self.nic.ring - self.ring.qlen - self.nic.stop_free + 1))
+        if not self.fifo:
+            n = min(n, max(1, self.q.qlen))
+        if self.exit_rule == "quota":
+            n = min(n, max(1, self.quota_left))
+        if self.m.cpus[self.d].need_resched:
+            return 1
+        if self.exit_rule == "time":
+            boundary = (self.start_jiffy + 1) * self.m.tick_ns
+            n = min(n, max(1, -(-(boundary - self.t_step) // c)))
+        m = len(self.fifo)
+        for pos, cpu in enumerate(self.fifo):
+            room = self.senders[cpu].wmem_pkts - self.senders[cpu].inflight
+            n = min(n, pos + 1 + max(room - 1, 0) * m)
+        return max(1, n)
+
+    def _on_step(self, arg: tuple[int, int]) -> None:
+        gen, n = arg
+        if gen != self.step_gen:
+            return
+        self._advance(n)
+        self.t_step += n * self.cycle_ns
+        reason = self._exit_reason()
+        if reason:
+            self._end_tenure(reason)
+        else:
+            self._replan()
+
+    def _advance(self, n: int) -> None:
+        """``n`` turns of the loop: dequeue + post to the device, while contenders enqueue in turn."""
+        q = self.q
+        taken: dict[int, int] = {}
+        posted = PatternFifo()
+        first = min(n, q.qlen)
+        self._dequeue(first, taken, posted)
+        fifo = tuple(self.fifo)
+        if fifo:
+            m = len(fifo)
+            shares: dict[int, int] = {}
+            pattern_counts(fifo, 0, n, shares)
+            for cpu in fifo:  # SIMPLIFICATION: bands are filled per sender; exact for one band
+                s = self.senders[cpu]
+                accepted, dropped = q.enqueue(cpu, s.band, shares.get(cpu, 0))
+                s.inflight += accepted
+                s.enqueued += accepted
+                s.dropped += dropped
+            band = self.senders[fifo[0]].band
+            if all(self.senders[c].band == band for c in fifo):
+                self.owners[band].push(fifo, 0, n)
+            else:
+                for cpu in fifo:
+                    self.owners[self.senders[cpu].band].push((cpu,), 0, shares.get(cpu, 0))
+            self.fifo.rotate(-(n % m))
+            for cpu in fifo:
+                if self.senders[cpu].inflight >= self.senders[cpu].wmem_pkts:
+                    self.fifo.remove(cpu)
+                    self.senders[cpu].state = BLOCKED
+        if n > first:
+            self._dequeue(n - first, taken, posted)
+        sent = sum(taken.values())
+        self.k_tenure += sent
+        self.quota_left -= sent
+        self.c.per_cpu_dequeued[self.d] += sent
+        self._post(posted, sent, n)
+
+    def _dequeue(self, n: int, taken: dict[int, int], posted: PatternFifo) -> None:
+        if n <= 0:
+            return
+        res = self.q.dequeue(n)
+        for band, count in enumerate(res.band_pkts):
+            if count:
+                self.owners[band].take(count, taken, posted)
+
+    def _post(self, posted: PatternFifo, sent: int, turns: int) -> None:
+        """Hand ``sent`` packets to the device, one per loop turn from ``t_step``."""
+        if not sent:
+            return
+        if self.nic.kind == "dummy":
+            freed: dict[int, int] = {}
+            posted.take(sent, freed)  # the dummy device frees each skb at once
+            self._free(freed)
+            return
+        w, c, t0 = self.nic.wire_ns, self.cycle_ns, self.t_step
+        # A FIFO wire: the last completion is the later of the backlog's end and the posting pace.
+        last = t0 + c + sent * w if c < w else t0 + sent * c + w
+        self.wire_free_ns = max(self.wire_free_ns + sent * w, last)
+        self.ring_posted += sent
+        taken: dict[int, int] = {}
+        posted.take(sent, taken, self.ring)
+        self._arm_irq()
+
+    def _exit_reason(self) -> str:
+        """__qdisc_run()'s checks after a packet, in the kernel's order."""
+        if self.nic.kind == "nic" and self.nic.ring - self.ring.qlen < self.nic.stop_free:
+            return "tx_busy"
+        if self.q.qlen == 0:
+            return "empty"
+        if self.exit_rule == "quota" and self.quota_left <= 0:
+            return "quota"
+        if self.m.cpus[self.d].need_resched:
+            return "need_resched"
+        if self.exit_rule == "time" and self.t_step // self.m.tick_ns != self.start_jiffy:
+            return "jiffy"
+        return ""
+
+    def _end_tenure(self, reason: str) -> None:
+        now = max(self.m.now_ns, self.t_step)
+        old = self.d
+        self.c.exit_reasons[reason] += 1
+        if self.m.tracing:
+            info = f"{self.k_tenure} pkts, {reason}"
+            self.m._record(old, "tenure", 0, info=info, dur_ns=now - self.t_tenure, t_ns=self.t_tenure)
+        self.step_gen += 1
+        self.d = -1
+        s_old = self.senders.get(old)
+        if reason == "tx_busy":
+            self.stopped = True
+            # Each busylock spinner in turn enqueues, takes the free RUNNING bit, meets the stopped queue.
+            for cpu in list(self.fifo):
+                self._enqueue(cpu, 1)
+                self._to_user(self.senders[cpu], now, self.costs.enq_ns + self.costs.lock_ns)
+            if self.fifo:
+                self.c.requeues += 1
+            self.fifo.clear()
+        elif self.fifo:
+            # The root lock goes to the busylock holder: it enqueues and finds RUNNING clear.
+            head = self.fifo.popleft()
+            self._enqueue(head, 1)
+            self.senders[head].state = DEQUEUE
+            self._return_from_tenure(s_old, now)
+            self._start_tenure(head, now + self.costs.lock_ns + self.costs.enq_ns, softirq=False)
+            return
+        elif reason != "empty":
+            # Nobody waits: the exiting CPU's own NET_TX softirq takes the root lock and the role again.
+            self._start_tenure(old, now + self.costs.lock_ns, softirq=True)
+            return
+        self._return_from_tenure(s_old, now)
+        if old in self.pending_clean:
+            self.pending_clean.discard(old)
+            self._clean(old)
+
+    def _return_from_tenure(self, s: Sender | None, now: int) -> None:
+        """The old dequeuer leaves __qdisc_run: a sender goes back to user space; a softirq returns."""
+        if s is None:
+            return
+        if s.state == DEQUEUE:
+            self._to_user(s, now)
+        elif s.frozen_left_ns >= 0:
+            left, s.frozen_left_ns = s.frozen_left_ns, -1
+            self._to_user(s, now, left - self.costs.user_ns)
+        if s.cpu in self.pending_clean and self.d != s.cpu:
+            self.pending_clean.discard(s.cpu)
+            self._clean(s.cpu)
+
+    # ---- the NIC: TX completions, cleaning in NAPI, stop and wake -------------------------------
+
+    def _arm_irq(self) -> None:
+        if self.irq_armed or not self.nic.irq_cpus:
+            return
+        self.irq_armed = True
+        self.m.q.push(max(self.m.now_ns, self.t_last_irq + self.nic.itr_ns), PRIO_IRQ, self._on_nic_irq, None)
+
+    def _completed(self, t: int) -> int:
+        """Descriptors the wire has finished by ``t`` (all posted ones once it is idle)."""
+        backlog = -(-(self.wire_free_ns - t) // self.nic.wire_ns) if self.wire_free_ns > t else 0
+        return self.ring_posted - backlog
+
+    def _on_nic_irq(self, _arg: object) -> None:
+        self.irq_armed = False
+        now = self.m.now_ns
+        if self._completed(now) <= self.wire_done:
+            if self.ring.qlen:  # nothing finished yet: interrupt when the next one does
+                self.irq_armed = True
+                t_next = self.wire_free_ns - (self.ring_posted - self.wire_done - 1) * self.nic.wire_ns
+                self.m.q.push(max(t_next, now + 1), PRIO_IRQ, self._on_nic_irq, None)
+            return
+        self.t_last_irq = now
+        cpu = self.nic.irq_cpus[self.irq_rr % len(self.nic.irq_cpus)]
+        self.irq_rr += 1
+        s = self.senders.get(cpu)
+        if self.d == cpu or (s is not None and s.state == CONTEND):
+            # Bottom halves are off in dev_queue_xmit(): NAPI runs when this CPU leaves it.
+            self._settle()
+            self.pending_clean.add(cpu)
+            if s is not None and s.state == CONTEND:
+                pos = self.fifo.index(cpu)
+                t = self.t_step + (pos + 1) * self.cycle_ns
+                self.m.q.push(max(t, now), PRIO_IRQ, self._on_deferred_clean, cpu)
+        else:
+            self._clean(cpu)
+        if self.ring.qlen:
+            self._arm_irq()
+
+    def _on_deferred_clean(self, cpu: int) -> None:
+        s = self.senders.get(cpu)
+        if cpu in self.pending_clean and self.d != cpu and (s is None or s.state != DEQUEUE):
+            self.pending_clean.discard(cpu)
+            self._settle()
+            self._clean(cpu)
+
+    def _clean(self, cpu: int) -> None:
+        """NAPI's TX clean on ``cpu``: free finished descriptors, wake senders and maybe the queue."""
+        now = self.m.now_ns
+        done = self._completed(now) - self.wire_done
+        if done <= 0:
+            return
+        self.wire_done += done
+        freed: dict[int, int] = {}
+        self.ring.take(done, freed)
+        self.m.raise_irq(cpu, 0, self.costs.clean_ns * done, _noop, None)
+        self._free(freed)
+        if self.stopped and self.nic.ring - self.ring.qlen >= self.nic.wake_free:
+            self.stopped = False  # netif_wake_queue(): __netif_schedule() raises NET_TX here
+            self._net_tx_action(cpu)
+
+    def _free(self, freed: dict[int, int]) -> None:
+        """sock_wfree(): send-buffer room comes back; a blocked sender wakes once half of it is free."""
+        for cpu, n in freed.items():
+            s = self.senders.get(cpu)
+            if s is None:
+                continue
+            s.inflight -= n
+            if s.state == BLOCKED and 2 * s.inflight <= s.wmem_pkts:
+                self._to_user(s, self.m.now_ns, self.costs.wake_ns)
+
+    def _net_tx_action(self, cpu: int) -> None:
+        """NET_TX on ``cpu`` after a wake: trylock the root lock; take RUNNING if it is clear."""
+        if self.d >= 0 or not self.q.qlen:
+            return
+        # A sender between its enqueue and run_begin holds the root lock: trylock fails, and that
+        # sender becomes the dequeuer. Each sender building packets is there this share of its loop.
+        k = self.costs
+        at_lock = (k.enq_ns + k.lock_ns) / (k.user_ns + k.enq_ns + k.lock_ns)
+        racers = [s for s in self.senders.values() if s.state == USER and s.cpu != cpu]
+        holders = [s for s in racers if self.rng.random() < at_lock]
+        if holders:
+            s = holders[int(self.rng.integers(len(holders)))]
+            s.gen += 1
+            self._enqueue(s.cpu, 1)
+            s.state = DEQUEUE
+            self._start_tenure(s.cpu, self.m.now_ns + k.enq_ns, softirq=False)
+            return
+        s_irq = self.senders.get(cpu)
+        if s_irq is not None and s_irq.state == USER:
+            s_irq.frozen_left_ns = k.user_ns  # SIMPLIFICATION: it restarts its packet afterwards
+            s_irq.gen += 1
+        self._start_tenure(cpu, self.m.now_ns + k.lock_ns, softirq=True)
+
+
+def _noop(_arg: object) -> None:
+    pass
