@@ -30,6 +30,7 @@ from model.events import PRIO_IRQ, PRIO_TASK, PRIO_TICK, PRIO_TIMER, EventQueue
 from model.sched.base import NSEC_PER_SEC, SchedPolicy
 from model.task import Task, TaskState
 
+MAX_SYNC_DEPTH = 8  # nested context switches handled at once before deferring to an event
 TRACE_LIMIT = 20_000  # recent trace records kept for snapshots when nobody drains them
 
 
@@ -54,7 +55,7 @@ SPINNING = (Seg.SPIN, Seg.SPIN_YIELD)
 RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Cpu:
     index: int
     curr: Task | None = None
@@ -114,6 +115,7 @@ class Machine:
         self.trace: list[TraceRecord] = []
         self._spinners: dict[Watchable, list[Task]] = {}
         self._irq_exiting: Cpu | None = None
+        self._depth = 0
 
     @property
     def now_ns(self) -> int:
@@ -234,7 +236,16 @@ class Machine:
             cpu.seg = Seg.NONE
             return
         now = self.q.now_ns
-        if cpu.overhead_left_ns > 0:
+        if cpu.overhead_left_ns > 0 and task.left_ns > 0:
+            # The switch's cost runs first: charge it with the compute it precedes, as one segment.
+            task.left_ns += cpu.overhead_left_ns
+            cpu.overhead_left_ns = 0
+            self._post_seg(cpu, Seg.COMPUTE, now + task.left_ns)
+        elif cpu.overhead_left_ns > 0 and task.spin is not None and task.spin.until():
+            # Back from its yield, the spinner's check succeeds: the switch cost joins what follows.
+            self._end_spin(task)
+            self._step(cpu)
+        elif cpu.overhead_left_ns > 0 and (task.spin is not None or task.driven is not None):
             self._post_seg(cpu, Seg.OVERHEAD, now + cpu.overhead_left_ns)
         elif task.left_ns > 0:
             self._post_seg(cpu, Seg.COMPUTE, now + task.left_ns)
@@ -265,7 +276,8 @@ class Machine:
             kind = type(act)
             if kind is Compute:
                 if act.ns > 0:
-                    task.left_ns = act.ns
+                    task.left_ns = act.ns + cpu.overhead_left_ns  # a pending switch cost runs first
+                    cpu.overhead_left_ns = 0
                     self._post_seg(cpu, Seg.COMPUTE, self.q.now_ns + task.left_ns)
                     return
             elif kind is Signal:
@@ -349,9 +361,16 @@ class Machine:
         if not cpu.tick_armed:
             cpu.tick_armed = True
             self.q.push((now // self.tick_ns + 1) * self.tick_ns, PRIO_TICK, self._on_tick, cpu)
-        overhead = self.context_switch_ns if prev is not None else 0
-        cpu.overhead_left_ns = overhead
-        self._post_seg(cpu, Seg.OVERHEAD if overhead else Seg.BEGIN, now + overhead)
+        cpu.overhead_left_ns = self.context_switch_ns if prev is not None else 0
+        if self._depth < MAX_SYNC_DEPTH:
+            # Start the incoming task now; a chain of instant switches falls back to an event.
+            self._depth += 1
+            try:
+                self._run(cpu)
+            finally:
+                self._depth -= 1
+        else:
+            self._post_seg(cpu, Seg.BEGIN, now)
         return False
 
     def _preempt(self, cpu: Cpu) -> None:

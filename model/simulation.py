@@ -8,29 +8,38 @@ recorded with their time so graphs can mark them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from model.actions import Program
 from model.events import PRIO_SAMPLE
 from model.machine import Cpu, Machine, Seg, TraceRecord
-from model.metrics import Series
+from model.metrics import Series, jain_index
+from model.net.prio import PrioQdisc
 from model.net.rx import NicRx, RxConfig, RxSocket
-from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
-from model.net.view import QdiscView
-from model.scenario import Scenario, ScenarioError
+from model.net.tcp import ETH_OVERHEAD_BYTES, LinkConfig, LinkDevice, TcpSendSocket
+from model.net.txpath import NicConfig, TxCosts, TxPath
+from model.net.view import BandView, QdiscView
+from model.scenario import Scenario, ScenarioError, TaskSpec
 from model.sched import make_policy
 from model.sched.base import NSEC_PER_SEC, RunqueueView
-from model.task import TaskState
+from model.task import Task, TaskState
 from model.workloads.generic import spawn_tasks
 from model.workloads.iperf import Iperf, IperfServer
+from model.workloads.sender import sender_program
 
 DEFAULT_SAMPLE_NS = 100_000_000
 
-# Settings that apply mid-run; everything else restarts the run.
-LIVE_KEYS = {"sched.compat_yield": (0, 1)}
+# Settings that apply mid-run, with their allowed values; everything else restarts the run.
+LIVE_KEYS: dict[str, Any] = {
+    "sched.compat_yield": (0, 1),
+    "qdisc.exit_rule": ("time", "quota"),
+    "qdisc.weight_p": range(1, 100_001),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +121,8 @@ class Simulation:
         self.iperf: Iperf | None = None
         self.rx_socket: RxSocket | None = None
         self.nic_rx: NicRx | None = None
+        self.txpath: TxPath | None = None
+        self.qdisc: PrioQdisc | None = None
         self._build_workloads()
         self.series = Series(self._probes())
         self.sample_ns = sample_ns
@@ -168,7 +179,54 @@ class Simulation:
             sock = TcpSendSocket(machine, net.sndbuf_bytes, link)
             self.sockets.append(sock)
             self.iperf = Iperf(machine, sock, sc.iperf)
-        spawn_tasks(machine, sc.tasks)
+        self._build_txpath()
+        spawn_tasks(machine, sc.tasks, self._sender)
+
+    def _build_txpath(self) -> None:
+        sc = self.scenario
+        senders = [t for t in sc.tasks if t.kind == "sender"]
+        if not senders:
+            return
+        for t in senders:
+            first = max(t.cpu, 0)
+            if first + t.count > sc.machine.cpus:
+                raise ScenarioError(
+                    f"tasks '{t.name}': {t.count} senders from CPU {first} need {first + t.count} CPUs; "
+                    f"machine.cpus = {sc.machine.cpus}"
+                )
+        try:
+            self.qdisc = PrioQdisc(sc.qdisc.bands, sc.qdisc.priomap, sc.qdisc.limit)
+        except ValueError as exc:
+            raise ScenarioError(f"qdisc: {exc}") from None
+        x, net = sc.xmit, sc.net
+        wire_ns = -(-(x.packet_bytes + ETH_OVERHEAD_BYTES) * 8 * 1000 // net.link_mbps)
+        nic = NicConfig(
+            net.device,
+            x.tx_ring,
+            x.tx_stop_free,
+            x.tx_wake_free,
+            wire_ns,
+            NSEC_PER_SEC // net.itr_per_s,
+            net.irq_cpus,
+        )
+        costs = TxCosts(x.user_ns, x.enq_ns, x.deq_ns, x.drv_ns, x.lock_ns, x.wake_ns, x.clean_ns, x.jitter)
+        self.txpath = TxPath(
+            self.machine,
+            self.qdisc,
+            costs,
+            nic,
+            sc.qdisc.exit_rule,
+            sc.qdisc.weight_p,
+            self.rng,
+            sc.qdisc.per_packet,
+        )
+        self.tunables["qdisc.exit_rule"] = sc.qdisc.exit_rule
+        self.tunables["qdisc.weight_p"] = sc.qdisc.weight_p
+
+    def _sender(self, spec: TaskSpec) -> Callable[[Task], Program]:
+        assert self.txpath is not None and self.qdisc is not None
+        band = self.qdisc.band_for_priority(spec.priority)
+        return sender_program(self.txpath, band, self.scenario.xmit.sndbuf_pkts)
 
     def _probes(self) -> dict[str, Any]:
         probes: dict[str, Any] = {"acked_bytes": self.acked_bytes}
@@ -180,6 +238,10 @@ class Simulation:
             probes[f"{task.name}_exec_ns"] = lambda t=task: t.exec_ns
             probes[f"{task.name}_yields"] = lambda t=task: t.yields
         probes["switches"] = lambda: sum(c.switches for c in self.machine.cpus)
+        if self.txpath is not None:
+            counts = self.txpath.c.per_cpu_dequeued
+            for i in range(len(self.machine.cpus)):
+                probes[f"cpu{i}_dequeued"] = lambda i=i: counts[i]
         return probes
 
     def _on_sample(self, _arg: object) -> None:
@@ -195,7 +257,8 @@ class Simulation:
     def acked_bytes(self) -> int:
         """Goodput so far: bytes acknowledged to the local sender, or delivered to the local receiver."""
         received = self.rx_socket.delivered_bytes if self.rx_socket is not None else 0
-        return sum(s.acked_bytes for s in self.sockets) + received
+        sent = self.txpath.transmitted() * self.scenario.xmit.packet_bytes if self.txpath is not None else 0
+        return sum(s.acked_bytes for s in self.sockets) + received + sent
 
     def advance(self, dt_ns: int, max_events: int | None = None) -> Snapshot:
         """Run ``dt_ns`` of simulated time (or until ``max_events`` events) and return a snapshot."""
@@ -218,9 +281,20 @@ class Simulation:
                 f"'{command.key}' is not a live setting; live settings: {', '.join(LIVE_KEYS)}"
             )
         if command.value not in allowed:
-            raise ScenarioError(f"{command.key} = {command.value!r}; allowed: {', '.join(map(str, allowed))}")
+            shown = (
+                f"{allowed.start}..{allowed.stop - 1}"
+                if isinstance(allowed, range)
+                else ", ".join(map(str, allowed))
+            )
+            raise ScenarioError(f"{command.key} = {command.value!r}; allowed: {shown}")
         if command.key == "sched.compat_yield":
             self.policy.set_tunable("compat_yield", int(command.value))
+        elif self.txpath is None:
+            raise ScenarioError(f"{command.key}: this scenario has no qdisc (no [[tasks]] of kind 'sender')")
+        elif command.key == "qdisc.exit_rule":
+            self.txpath.set_exit_rule(str(command.value), self.txpath.weight_p)
+        else:
+            self.txpath.set_exit_rule(self.txpath.exit_rule, int(command.value))
         self.tunables[command.key] = command.value
         self.toggles.append((self.now_ns, command.key, command.value))
         self.machine._record(0, "command", 0, info=f"{command.key}={command.value}")
@@ -279,6 +353,7 @@ class Simulation:
             toggles=tuple(self.toggles),
             acked_bytes=self.acked_bytes(),
             events_dispatched=m.q.dispatched,
+            qdisc=self.qdisc_view(),
         )
 
     def summary(self) -> dict[str, Any]:
@@ -318,7 +393,65 @@ class Simulation:
             "toggles": [{"t_s": t / NSEC_PER_SEC, "key": k, "value": v} for t, k, v in self.toggles],
             "sim": {"events": m.q.dispatched},
             **self._rx_summary(),
+            **self._qdisc_summary(),
         }
+
+    def _qdisc_summary(self) -> dict[str, Any]:
+        tx, q = self.txpath, self.qdisc
+        if tx is None or q is None:
+            return {}
+        st = q.stats()
+        return {
+            "qdisc": {
+                "enqueued": st.enqueued,
+                "dequeued": st.dequeued,
+                "dropped": st.dropped,
+                "requeues": tx.c.requeues,
+                "backlog": st.backlog,
+                "bands": [{"sent": b.sent, "dropped": b.dropped, "backlog": b.backlog} for b in st.bands],
+                "per_cpu_dequeued": list(tx.c.per_cpu_dequeued),
+                "runs": tx.c.runs,
+                "exit_reasons": dict(tx.c.exit_reasons),
+            },
+            "fairness_jain": jain_index(tx.c.per_cpu_dequeued),
+        }
+
+    def qdisc_view(self) -> QdiscView | None:
+        tx, q = self.txpath, self.qdisc
+        if tx is None or q is None:
+            return None
+        st = q.stats()
+        bands = tuple(
+            BandView(b.band, b.backlog, q.limit, b.sent, b.dropped, tx.band_heads(b.band, 48))
+            for b in st.bands
+        )
+        enq = [0] * len(self.machine.cpus)
+        for cpu, s in tx.senders.items():
+            enq[cpu] = s.enqueued
+        return QdiscView(
+            kind=q.kind,
+            bands=bands,
+            enqueued=st.enqueued,
+            dequeued=st.dequeued,
+            dropped=st.dropped,
+            requeues=tx.c.requeues,
+            backlog=st.backlog,
+            per_cpu_dequeued=tuple(tx.c.per_cpu_dequeued),
+            per_cpu_enqueued=tuple(enq),
+            dequeuer_cpu=tx.d,
+            busylock_owner=tx.fifo[0] if tx.fifo else -1,
+            busylock_waiters=tx.busylock_waiters(),
+            root_lock_owner=tx.d,
+            exit_rule=tx.exit_rule,
+            weight_p=tx.weight_p,
+            runs=tx.c.runs,
+            exit_reasons=tuple(tx.c.exit_reasons.items()),
+            device=tx.nic.kind,
+            tx_ring_used=tx.ring.qlen,
+            tx_ring_size=tx.nic.ring if tx.nic.kind == "nic" else 0,
+            device_stopped=tx.stopped,
+            fairness_jain=jain_index(tx.c.per_cpu_dequeued),
+        )
 
     def _rx_summary(self) -> dict[str, Any]:
         nic = self.nic_rx

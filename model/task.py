@@ -18,7 +18,7 @@ class TaskState(IntEnum):
     DEAD = 3
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Task:
     """One thread. Identity is the object (``eq=False``), so tasks hash by id and can key dicts."""
 

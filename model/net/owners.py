@@ -36,14 +36,24 @@ class PatternFifo:
     def push(self, cpus: tuple[int, ...], offset: int, n: int) -> None:
         if n <= 0:
             return
+        m = len(cpus)
+        if m > 1:
+            # One canonical rotation per cycle of CPUs, so that consecutive turns merge into one run.
+            start = cpus.index(min(cpus))
+            cpus = cpus[start:] + cpus[:start]
+            offset = (offset - start) % m
         runs = self._runs
-        if len(cpus) == 1 and runs and runs[-1][0] == cpus:
-            runs[-1][2] = int(runs[-1][2]) + n  # type: ignore[call-overload]
-        else:
-            runs.append([cpus, offset % len(cpus), n])
+        if runs:
+            last = runs[-1]
+            lcpus, loff, lcount = last
+            if lcpus == cpus and (m == 1 or (loff + lcount) % m == offset):  # type: ignore[operator]
+                last[2] = lcount + n  # type: ignore[operator]
+                self.qlen += n
+                return
+        runs.append([cpus, offset, n])
         self.qlen += n
 
-    def take(self, n: int, out: dict[int, int], taken: PatternFifo | None = None) -> int:
+    def take(self, n: int, out: dict[int, int] | None, taken: PatternFifo | None = None) -> int:
         """Take up to ``n`` packets from the head, counted per CPU into ``out`` and appended to ``taken``."""
         left = n
         runs = self._runs
@@ -51,7 +61,8 @@ class PatternFifo:
             cpus, offset, count = runs[0]
             assert isinstance(cpus, tuple) and isinstance(offset, int) and isinstance(count, int)
             k = min(left, count)
-            pattern_counts(cpus, offset, k, out)
+            if out is not None:
+                pattern_counts(cpus, offset, k, out)
             if taken is not None:
                 taken.push(cpus, offset, k)
             if k == count:

@@ -76,6 +76,7 @@ class Sender:
     state: str = ABSENT
     gen: int = 0  # invalidates a stale "ready" event
     frozen_left_ns: int = -1  # user-space work left when a softirq tenure froze it
+    ready_ns: int = 0  # when it next reaches dev_queue_xmit (state USER)
     enqueued: int = 0
     dropped: int = 0
 
@@ -119,6 +120,7 @@ class TxPath:
         self.wire_free_ns = 0
         self.wire_done = 0  # completions already cleaned
         self.stopped = False
+        self.requeued_in_stop = False
         self.fifo: deque[int] = deque()  # busylock order of contended senders
         self.d = -1  # the CPU holding RUNNING
         self.d_softirq = False
@@ -174,7 +176,39 @@ class TxPath:
             s.state = BLOCKED  # sock_alloc_send_skb() sleeps until sock_wfree() makes room
             return
         s.state = USER
-        self.m.q.push(at_ns + extra_ns + self.costs.user_ns, PRIO_TASK, self._on_ready, (s, s.gen))
+        s.ready_ns = at_ns + extra_ns + self.costs.user_ns
+        if not self.stopped:  # while the queue is stopped the loop runs in closed form (_settle_stopped)
+            self.m.q.push(s.ready_ns, PRIO_TASK, self._on_ready, (s, s.gen))
+
+    def _settle_stopped(self) -> None:
+        """The senders' loops while the TX queue was stopped: each attempt enqueues (or is dropped)
+        and meets the stopped queue; a sender whose send buffer fills blocks."""
+        now = self.m.now_ns
+        period = self.costs.user_ns + self.costs.enq_ns + self.costs.lock_ns
+        for s in self.senders.values():
+            if s.state != USER or s.ready_ns > now:
+                continue
+            attempts = (now - s.ready_ns) // period + 1
+            room = s.wmem_pkts - s.inflight
+            if not self.requeued_in_stop:
+                self.requeued_in_stop = True
+                self.c.requeues += 1  # the first one parks its packet in gso_skb (dev_requeue_skb)
+            accepted, dropped = self.q.enqueue(s.cpu, s.band, min(attempts, room))
+            self.owners[s.band].push((s.cpu,), 0, accepted)
+            s.inflight += accepted
+            s.enqueued += accepted
+            s.dropped += dropped
+            s.ready_ns += attempts * period
+            if s.inflight >= s.wmem_pkts:
+                s.state = BLOCKED
+                s.gen += 1
+
+    def _resume_senders(self) -> None:
+        """The queue is awake again: senders building packets get their next arrival as an event."""
+        for s in self.senders.values():
+            if s.state == USER:
+                s.gen += 1
+                self.m.q.push(max(s.ready_ns, self.m.now_ns), PRIO_TASK, self._on_ready, (s, s.gen))
 
     def _on_ready(self, arg: tuple[Sender, int]) -> None:
         s, gen = arg
@@ -190,7 +224,9 @@ class TxPath:
         self._enqueue(s.cpu, 1)
         if self.stopped:
             # It takes RUNNING, dequeue_skb() meets the stopped queue: requeue, and back to user space.
-            self.c.requeues += 1
+            if not self.requeued_in_stop:
+                self.requeued_in_stop = True
+                self.c.requeues += 1
             self._to_user(s, now, self.costs.enq_ns)
             return
         s.state = DEQUEUE
@@ -285,10 +321,8 @@ class TxPath:
     def _advance(self, n: int) -> None:
         """``n`` turns of the loop: dequeue + post to the device, while contenders enqueue in turn."""
         q = self.q
-        taken: dict[int, int] = {}
-        posted = PatternFifo()
         first = min(n, q.qlen)
-        self._dequeue(first, taken, posted)
+        sent = self._dequeue(first)
         fifo = tuple(self.fifo)
         if fifo:
             m = len(fifo)
@@ -312,38 +346,31 @@ class TxPath:
                     self.fifo.remove(cpu)
                     self.senders[cpu].state = BLOCKED
         if n > first:
-            self._dequeue(n - first, taken, posted)
-        sent = sum(taken.values())
+            sent += self._dequeue(n - first)
         self.k_tenure += sent
         self.quota_left -= sent
         self.c.per_cpu_dequeued[self.d] += sent
-        self._post(posted, sent, n)
+        if sent and self.nic.kind == "nic":
+            w, c, t0 = self.nic.wire_ns, self.cycle_ns, self.t_step
+            # A FIFO wire: the last completion is the later of the backlog's end and the posting pace.
+            last = t0 + c + sent * w if c < w else t0 + sent * c + w
+            self.wire_free_ns = max(self.wire_free_ns + sent * w, last)
+            self.ring_posted += sent
+            self._arm_irq()
 
-    def _dequeue(self, n: int, taken: dict[int, int], posted: PatternFifo) -> None:
+    def _dequeue(self, n: int) -> int:
+        """Dequeue ``n`` packets into the device: the NIC's TX ring, or a dummy device that frees them."""
         if n <= 0:
-            return
+            return 0
         res = self.q.dequeue(n)
+        dummy = self.nic.kind == "dummy"
+        freed: dict[int, int] | None = {} if dummy else None
         for band, count in enumerate(res.band_pkts):
             if count:
-                self.owners[band].take(count, taken, posted)
-
-    def _post(self, posted: PatternFifo, sent: int, turns: int) -> None:
-        """Hand ``sent`` packets to the device, one per loop turn from ``t_step``."""
-        if not sent:
-            return
-        if self.nic.kind == "dummy":
-            freed: dict[int, int] = {}
-            posted.take(sent, freed)  # the dummy device frees each skb at once
+                self.owners[band].take(count, freed, None if dummy else self.ring)
+        if freed:
             self._free(freed)
-            return
-        w, c, t0 = self.nic.wire_ns, self.cycle_ns, self.t_step
-        # A FIFO wire: the last completion is the later of the backlog's end and the posting pace.
-        last = t0 + c + sent * w if c < w else t0 + sent * c + w
-        self.wire_free_ns = max(self.wire_free_ns + sent * w, last)
-        self.ring_posted += sent
-        taken: dict[int, int] = {}
-        posted.take(sent, taken, self.ring)
-        self._arm_irq()
+        return res.pkts
 
     def _exit_reason(self) -> str:
         """__qdisc_run()'s checks after a packet, in the kernel's order."""
@@ -371,11 +398,13 @@ class TxPath:
         s_old = self.senders.get(old)
         if reason == "tx_busy":
             self.stopped = True
+            self.requeued_in_stop = False
             # Each busylock spinner in turn enqueues, takes the free RUNNING bit, meets the stopped queue.
             for cpu in list(self.fifo):
                 self._enqueue(cpu, 1)
                 self._to_user(self.senders[cpu], now, self.costs.enq_ns + self.costs.lock_ns)
             if self.fifo:
+                self.requeued_in_stop = True
                 self.c.requeues += 1
             self.fifo.clear()
         elif self.fifo:
@@ -414,7 +443,10 @@ class TxPath:
         if self.irq_armed or not self.nic.irq_cpus:
             return
         self.irq_armed = True
-        self.m.q.push(max(self.m.now_ns, self.t_last_irq + self.nic.itr_ns), PRIO_IRQ, self._on_nic_irq, None)
+        # The NIC's throttle timer runs free of the CPUs' ticks: its period wanders a little.
+        self._jitter_i = (self._jitter_i + 1) % len(self._jitter)
+        gap = round(self.nic.itr_ns * (1.0 + float(self._jitter[self._jitter_i])))
+        self.m.q.push(max(self.m.now_ns, self.t_last_irq + gap), PRIO_IRQ, self._on_nic_irq, None)
 
     def _completed(self, t: int) -> int:
         """Descriptors the wire has finished by ``t`` (all posted ones once it is idle)."""
@@ -466,8 +498,10 @@ class TxPath:
         self.m.raise_irq(cpu, 0, self.costs.clean_ns * done, _noop, None)
         self._free(freed)
         if self.stopped and self.nic.ring - self.ring.qlen >= self.nic.wake_free:
+            self._settle_stopped()
             self.stopped = False  # netif_wake_queue(): __netif_schedule() raises NET_TX here
             self._net_tx_action(cpu)
+            self._resume_senders()
 
     def _free(self, freed: dict[int, int]) -> None:
         """sock_wfree(): send-buffer room comes back; a blocked sender wakes once half of it is free."""
@@ -501,6 +535,28 @@ class TxPath:
             s_irq.frozen_left_ns = k.user_ns  # SIMPLIFICATION: it restarts its packet afterwards
             s_irq.gen += 1
         self._start_tenure(cpu, self.m.now_ns + k.lock_ns, softirq=True)
+
+    # ---- live settings and what the rest of the model reads ----------------------------------------
+
+    def set_exit_rule(self, exit_rule: str, weight_p: int) -> None:
+        """The 3.0 -> 3.1 switch or a new ``weight_p``, applied at once like a sysctl."""
+        self._settle()
+        self.quota_left += weight_p - self.weight_p
+        self.exit_rule = exit_rule
+        self.weight_p = weight_p
+        self._replan()
+
+    def transmitted(self) -> int:
+        """Packets that left the device: completions on the wire (a dummy device takes them at once)."""
+        if self.nic.kind == "dummy":
+            return sum(self.c.per_cpu_dequeued)
+        return self._completed(self.m.now_ns)
+
+    def busylock_waiters(self) -> tuple[int, ...]:
+        return tuple(self.fifo)
+
+    def band_heads(self, band: int, max_packets: int) -> tuple[tuple[int, int], ...]:
+        return self.owners[band].head(max_packets)
 
 
 def _noop(_arg: object) -> None:

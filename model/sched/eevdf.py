@@ -283,9 +283,13 @@ class EevdfPolicy:
 
     def _update_min_vruntime(self, rq: CfsRq) -> None:
         # update_min_vruntime(): the least vruntime of curr and the tree, and never backwards.
-        entities = rq.entities()
-        if entities:
-            rq.min_vruntime = max(rq.min_vruntime, min(int(t.se.vruntime) for t in entities))
+        v = rq.curr.se.vruntime if rq.curr is not None else None
+        for task in rq.queued:
+            tv = task.se.vruntime
+            if v is None or tv < v:
+                v = tv
+        if v is not None and v > rq.min_vruntime:
+            rq.min_vruntime = int(v)
 
     def _place_entity(self, rq: CfsRq, se: EevdfEntity, initial: bool) -> None:
         keys, load = self._load(rq)

@@ -95,12 +95,20 @@ def _consumer(spec: TaskSpec, ch: Channel) -> Callable[[Task], Program]:
     return program
 
 
-def spawn_tasks(machine: Machine, specs: tuple[TaskSpec, ...]) -> dict[str, Channel]:
-    """Spawn every ``[[tasks]]`` entry; returns the channels by name."""
+def spawn_tasks(
+    machine: Machine, specs: tuple[TaskSpec, ...], senders: Callable[[TaskSpec], Callable[[Task], Program]]
+) -> dict[str, Channel]:
+    """Spawn every ``[[tasks]]`` entry; ``senders`` builds a packet sender's program. Returns the channels."""
     channels: dict[str, Channel] = {}
     for spec in specs:
         for i in range(spec.count):
             name = spec.name if spec.count == 1 else f"{spec.name}.{i}"
+            cpu = None if spec.cpu < 0 else spec.cpu
+            if spec.kind == "sender":
+                # One sender per CPU: `count` senders pinned from `cpu` (or from CPU 0) onwards.
+                cpu = (0 if cpu is None else cpu) + i
+                machine.spawn(name, senders(spec), spec.nice, cpu, role="sender")
+                continue
             if spec.kind in ("producer", "consumer"):
                 ch = channels.get(spec.channel)
                 if ch is None:
@@ -109,5 +117,5 @@ def spawn_tasks(machine: Machine, specs: tuple[TaskSpec, ...]) -> dict[str, Chan
                 program = _producer(spec, ch) if spec.kind == "producer" else _consumer(spec, ch)
             else:
                 program = {"hog": _hog, "yielder": _yielder, "sleeper": _sleeper}[spec.kind](spec)
-            machine.spawn(name, program, spec.nice, None if spec.cpu < 0 else spec.cpu, role=spec.kind)
+            machine.spawn(name, program, spec.nice, cpu, role=spec.kind)
     return channels
