@@ -265,6 +265,8 @@ class Simulation:
         if dt_ns < 0:
             raise ValueError("dt_ns must be >= 0")
         self.machine.run_until(self.machine.now_ns + dt_ns, max_events)
+        if self.txpath is not None:
+            self.txpath.settle()
         return self.snapshot()
 
     def step_event(self) -> Snapshot:

@@ -109,8 +109,10 @@ class TxPath:
         self.exit_rule = exit_rule
         self.weight_p = weight_p
         self.per_packet = per_packet
-        self._jitter = rng.standard_normal(4096) * costs.jitter
+        self._jitter = rng.standard_normal(4096) * costs.jitter  # per tenure
         self._jitter_i = 0
+        self._irq_jitter = rng.standard_normal(4096) * costs.jitter  # per NIC interrupt
+        self._irq_jitter_i = 0
         self.rng = rng
         ncpus = len(machine.cpus)
         self.senders: dict[int, Sender] = {}
@@ -186,7 +188,7 @@ class TxPath:
         now = self.m.now_ns
         period = self.costs.user_ns + self.costs.enq_ns + self.costs.lock_ns
         for s in self.senders.values():
-            if s.state != USER or s.ready_ns > now:
+            if s.state != USER or s.ready_ns > now or s.frozen_left_ns >= 0:
                 continue
             attempts = (now - s.ready_ns) // period + 1
             room = s.wmem_pkts - s.inflight
@@ -206,13 +208,13 @@ class TxPath:
     def _resume_senders(self) -> None:
         """The queue is awake again: senders building packets get their next arrival as an event."""
         for s in self.senders.values():
-            if s.state == USER:
+            if s.state == USER and s.frozen_left_ns < 0:
                 s.gen += 1
                 self.m.q.push(max(s.ready_ns, self.m.now_ns), PRIO_TASK, self._on_ready, (s, s.gen))
 
     def _on_ready(self, arg: tuple[Sender, int]) -> None:
         s, gen = arg
-        if gen != s.gen or s.state != USER:
+        if gen != s.gen or s.state != USER or s.frozen_left_ns >= 0:
             return
         now = self.m.now_ns
         if self.d >= 0:  # contended: spin on busylock
@@ -275,12 +277,15 @@ class TxPath:
         if k > 0:
             self._advance(k)
             self.t_step += k * self.cycle_ns
+            self._replan()  # the posted step counted these packets too
 
     def _replan(self) -> None:
         """Post the end of the next stretch of packets, up to the first point where something changes."""
         if self.d < 0:
             return
         self.cycle_ns = c = self._cycle()
+        if self.nic.kind == "nic":
+            self._arm_irq()  # the NIC interrupts for the completions this tenure will cause
         n = self._packets_to_next_point(c)
         self.step_gen += 1
         self.m.q.push(self.t_step + n * c, PRIO_TASK, self._on_step, (self.step_gen, n))
@@ -444,8 +449,8 @@ class TxPath:
             return
         self.irq_armed = True
         # The NIC's throttle timer runs free of the CPUs' ticks: its period wanders a little.
-        self._jitter_i = (self._jitter_i + 1) % len(self._jitter)
-        gap = round(self.nic.itr_ns * (1.0 + float(self._jitter[self._jitter_i])))
+        self._irq_jitter_i = (self._irq_jitter_i + 1) % len(self._irq_jitter)
+        gap = round(self.nic.itr_ns * (1.0 + float(self._irq_jitter[self._irq_jitter_i])))
         self.m.q.push(max(self.m.now_ns, self.t_last_irq + gap), PRIO_IRQ, self._on_nic_irq, None)
 
     def _completed(self, t: int) -> int:
@@ -454,13 +459,17 @@ class TxPath:
         return self.ring_posted - backlog
 
     def _on_nic_irq(self, _arg: object) -> None:
-        self.irq_armed = False
         now = self.m.now_ns
+        self._settle()  # (posting while settling must not arm a second interrupt)
+        self.irq_armed = False
         if self._completed(now) <= self.wire_done:
             if self.ring.qlen:  # nothing finished yet: interrupt when the next one does
                 self.irq_armed = True
                 t_next = self.wire_free_ns - (self.ring_posted - self.wire_done - 1) * self.nic.wire_ns
                 self.m.q.push(max(t_next, now + 1), PRIO_IRQ, self._on_nic_irq, None)
+            elif self.d >= 0:  # a tenure is posting: look again one throttle period later
+                self.irq_armed = True
+                self.m.q.push(now + self.nic.itr_ns, PRIO_IRQ, self._on_nic_irq, None)
             return
         self.t_last_irq = now
         cpu = self.nic.irq_cpus[self.irq_rr % len(self.nic.irq_cpus)]
@@ -468,7 +477,6 @@ class TxPath:
         s = self.senders.get(cpu)
         if self.d == cpu or (s is not None and s.state == CONTEND):
             # Bottom halves are off in dev_queue_xmit(): NAPI runs when this CPU leaves it.
-            self._settle()
             self.pending_clean.add(cpu)
             if s is not None and s.state == CONTEND:
                 pos = self.fifo.index(cpu)
@@ -476,6 +484,7 @@ class TxPath:
                 self.m.q.push(max(t, now), PRIO_IRQ, self._on_deferred_clean, cpu)
         else:
             self._clean(cpu)
+            self._replan()  # freed descriptors move the point where the queue stops
         if self.ring.qlen:
             self._arm_irq()
 
@@ -485,6 +494,7 @@ class TxPath:
             self.pending_clean.discard(cpu)
             self._settle()
             self._clean(cpu)
+            self._replan()
 
     def _clean(self, cpu: int) -> None:
         """NAPI's TX clean on ``cpu``: free finished descriptors, wake senders and maybe the queue."""
@@ -544,6 +554,11 @@ class TxPath:
         self.quota_left += weight_p - self.weight_p
         self.exit_rule = exit_rule
         self.weight_p = weight_p
+        self._replan()
+
+    def settle(self) -> None:
+        """Bring the counters up to now (packets of the current stretch that have completed)."""
+        self._settle()
         self._replan()
 
     def transmitted(self) -> int:
