@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -47,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     run.add_argument("--csv", metavar="FILE", help="write the time series (per interval) to FILE")
     bench = sub.add_parser("bench", help="simulated seconds per wall second for every shipped scenario")
-    bench.add_argument("--duration", type=float, default=10.0, metavar="S", help="simulated seconds per run")
+    bench.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per run")
     gui = sub.add_parser("gui", help="open the explainer window")
     gui.add_argument("scenario", nargs="?", help="built-in name or path to a .toml file")
     export = sub.add_parser("export", help="render the window to PNG or SVG, headless")
@@ -92,6 +93,10 @@ def _cmd_list() -> int:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     scenario = build_scenario(args.scenario, args.set, args.duration)
+    if args.csv:  # refuse before running, so that no run's result is lost to a bad path
+        parent = Path(args.csv).resolve().parent
+        if not parent.is_dir() or not os.access(parent, os.W_OK):
+            raise ScenarioError(f"--csv {args.csv}: cannot write there (no such folder, or not writable)")
     sim, wall_s = run_once(scenario, args.seed)
     summary = sim.summary()
     summary["sim"]["wall_s"] = round(wall_s, 4)
@@ -145,23 +150,31 @@ def _write_csv(sim: Simulation, path: Path) -> None:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    print(f"{'scenario':34s} {'sim s':>6s} {'wall s':>7s} {'sim s / wall s':>15s} {'events/s':>10s}")
+    """Every shipped scenario (the 2007 one under every policy and build, the 2011 one under both
+    exit rules): simulated seconds per wall second, events per wall second, packets per wall second."""
+    head = ("scenario", "sim s", "wall s", "sim s/wall s", "events/s", "packets/s")
+    print(f"{head[0]:44s} {head[1]:>6s} {head[2]:>7s} {head[3]:>13s} {head[4]:>10s} {head[5]:>11s}")
     variants: list[tuple[str, list[str]]] = []
     for name in builtin_names():
         sc = load_scenario(name)
-        variants.append((name, []))
-        if sc.iperf.enabled:
+        if sc.iperf.enabled and sc.iperf.mode == "client":
             for policy in ("o1", "cfs-2.6.23", "cfs-2.6.24", "bfs", "eevdf"):
                 for rest in ("usleep0", "sched_yield", "fixed"):
                     variants.append((name, [f"sched.policy={policy}", f"iperf.thread_rest={rest}"]))
+        elif any(t.kind == "sender" for t in sc.tasks):
+            variants += [(name, ["qdisc.exit_rule=time"]), (name, ["qdisc.exit_rule=quota"])]
+        else:
+            variants.append((name, []))
     for name, sets in variants:
         scenario = build_scenario(name, sets, args.duration)
         sim, wall_s = run_once(scenario, None)
         label = name + ("" if not sets else " " + " ".join(s.split("=")[1] for s in sets))
         events = sim.machine.q.dispatched
+        packets = sum(sim.txpath.c.per_cpu_dequeued) if sim.txpath is not None else 0
+        pps = f"{packets / wall_s:11.3g}" if packets else f"{'-':>11s}"
         print(
-            f"{label:34s} {scenario.duration_s:6.1f} {wall_s:7.3f} {scenario.duration_s / wall_s:15.1f} "
-            f"{events / wall_s:10.0f}"
+            f"{label:44s} {scenario.duration_s:6.1f} {wall_s:7.3f} {scenario.duration_s / wall_s:13.1f} "
+            f"{events / wall_s:10.0f} {pps}"
         )
     return 0
 

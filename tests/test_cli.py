@@ -1,0 +1,102 @@
+"""The headless command line: its JSON contract and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gui.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_names_every_builtin_story(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    names = {line.split()[0] for line in out.splitlines()}
+    assert {"cfs-yield-2007", "bfs-saturated-2009", "qdisc-fairness-2011"} <= names
+
+
+def test_run_json_has_the_contract_fields(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    csv_path = tmp_path / "series.csv"
+    argv = ["run", "cfs-yield-2007", "--set", "sched.policy=o1", "--duration", "0.5", "--seed", "7"]
+    code, out, _ = run(capsys, *argv, "--json", "--csv", str(csv_path))
+    assert code == 0
+    d = json.loads(out)
+    for key in ("scenario", "seed", "duration_s", "settings", "bandwidth_mbps", "threads", "cpus"):
+        assert key in d
+    assert "context_switches_per_s" in d
+    assert d["seed"] == 7
+    assert d["duration_s"] == pytest.approx(0.5)
+    assert d["settings"]["sched.policy"] == "o1"
+    for key in ("sched.compat_yield", "iperf.thread_rest", "machine.cpus", "machine.hz"):
+        assert key in d["settings"]
+    assert set(d["threads"]["iperf-data"]) == {"cpu_s", "share", "yields", "switches"}
+    assert set(d["cpus"][0]) == {"busy", "user", "hardirq", "softirq"}
+    assert {"events", "wall_s"} <= set(d["sim"])
+    rows = csv_path.read_text().splitlines()
+    assert rows[0].startswith("t_s,bandwidth_mbps")
+    assert len(rows) == 6  # header + five 100 ms intervals
+
+
+def test_run_json_for_the_qdisc_story(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "run", "qdisc-fairness-2011", "--duration", "0.02", "--json")
+    assert code == 0
+    d = json.loads(out)
+    q = d["qdisc"]
+    assert set(q["exit_reasons"]) == {"quota", "need_resched", "jiffy", "empty", "tx_busy"}
+    assert len(q["per_cpu_dequeued"]) == 4
+    assert 0 < d["fairness_jain"] <= 1
+    assert len(q["bands"]) == 3
+    assert q["runs"] > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["run", "nope"], "unknown scenario 'nope'"),
+        (["run", "cfs-yield-2007", "--set", "sched.polcy=o1"], "sched.polcy"),
+        (["run", "cfs-yield-2007", "--set", "sched.policy=ule"], "one of o1, cfs-2.6.23"),
+        (["run", "cfs-yield-2007", "--set", "machine.cpus=0"], "1..64"),
+        (["run", "cfs-yield-2007", "--set", "sched.compat_yield=2"], "one of 0, 1"),
+        (["run", "cfs-yield-2007", "--set", "nonsense"], "KEY=VALUE"),
+        (["run", "cfs-yield-2007", "--duration", "x"], "invalid float"),
+        (["run", "qdisc-fairness-2011", "--set", "qdisc.exit_rule=jiffies"], "time, quota"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert needle in err
+
+
+def test_malformed_and_unknown_keys_in_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[machine\ncpus = 2\n")
+    code, _, err = run(capsys, "run", str(bad))
+    assert code == 2
+    assert "malformed TOML" in err and str(bad) in err
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text("[machine]\ncpus = 2\nturbo = true\n")
+    code, _, err = run(capsys, "run", str(unknown))
+    assert code == 2
+    assert "machine.turbo" in err and "cpus" in err
+
+
+def test_unwritable_csv_path(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(
+        capsys, "run", "cfs-yield-2007", "--duration", "0.1", "--csv", str(tmp_path / "no" / "x.csv")
+    )
+    assert code == 2
+    assert "--csv" in err
