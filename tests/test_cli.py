@@ -100,3 +100,13 @@ def test_unwritable_csv_path(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     )
     assert code == 2
     assert "--csv" in err
+
+
+def test_the_readme_example_scenario_runs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "example.toml"
+    path.write_text(block)
+    code, out, err = run(capsys, "run", str(path), "--duration", "0.2", "--json")
+    assert code == 0, err
+    assert set(json.loads(out)["threads"]) == {"hog", "niced", "poller", "maker"}
