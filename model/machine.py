@@ -51,7 +51,10 @@ class Seg:
     NAMES = ("none", "begin", "overhead", "compute", "spin", "spin", "spin", "driven")
 
 
-SPINNING = (Seg.SPIN, Seg.SPIN_YIELD)
+# The same, as module constants for the hot paths.
+SEG_NONE, SEG_BEGIN, SEG_OVERHEAD, SEG_COMPUTE = Seg.NONE, Seg.BEGIN, Seg.OVERHEAD, Seg.COMPUTE
+SEG_SPIN, SEG_SPIN_YIELD, SEG_SPIN_EXIT, SEG_DRIVEN = Seg.SPIN, Seg.SPIN_YIELD, Seg.SPIN_EXIT, Seg.DRIVEN
+SPINNING = (SEG_SPIN, SEG_SPIN_YIELD)
 RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
 
 
@@ -60,7 +63,7 @@ class Cpu:
     index: int
     curr: Task | None = None
     need_resched: bool = False
-    seg: int = Seg.NONE
+    seg: int = SEG_NONE
     gen: int = 0  # bumps to invalidate the pending segment end
     seg_start_ns: int = 0
     overhead_left_ns: int = 0
@@ -187,14 +190,14 @@ class Machine:
         elapsed = now - cpu.seg_start_ns
         cpu.seg_start_ns = now
         task = cpu.curr
-        if elapsed <= 0 or task is None or cpu.seg == Seg.NONE or cpu.seg == Seg.BEGIN:
+        if elapsed <= 0 or task is None or cpu.seg == SEG_NONE or cpu.seg == SEG_BEGIN:
             return
         task.exec_ns += elapsed
         cpu.task_ns += elapsed
         seg = cpu.seg
-        if seg == Seg.COMPUTE:
+        if seg == SEG_COMPUTE:
             task.left_ns -= elapsed
-        elif seg == Seg.OVERHEAD:
+        elif seg == SEG_OVERHEAD:
             cpu.overhead_left_ns -= elapsed
         elif task.spin is not None and task.spin.yield_each:
             # Yields fall every `period` of spinning; count those strictly before now.
@@ -207,22 +210,26 @@ class Machine:
     def _stop(self, cpu: Cpu) -> None:
         self._account(cpu)
         cpu.gen += 1
-        cpu.seg = Seg.NONE
+        cpu.seg = SEG_NONE
 
     def _on_segment_end(self, arg: tuple[Cpu, int]) -> None:
         cpu, gen = arg
         if gen != cpu.gen:
             return
-        self._account(cpu)
         seg = cpu.seg
         task = cpu.curr
         assert task is not None
-        if seg == Seg.COMPUTE:
+        if seg == SEG_COMPUTE:  # the common case, inline
+            elapsed = self.q.now_ns - cpu.seg_start_ns
+            task.exec_ns += elapsed
+            cpu.task_ns += elapsed
             task.left_ns = 0
             self._step(cpu)
-        elif seg == Seg.SPIN_YIELD:
+            return
+        self._account(cpu)
+        if seg == SEG_SPIN_YIELD:
             self._spin_yield(cpu)
-        elif seg == Seg.SPIN_EXIT:
+        elif seg == SEG_SPIN_EXIT:
             self._end_spin(task)
             self._step(cpu)
         else:  # BEGIN, OVERHEAD
@@ -233,26 +240,26 @@ class Machine:
         """(Re)start the current task of ``cpu`` where it left off."""
         task = cpu.curr
         if task is None:
-            cpu.seg = Seg.NONE
+            cpu.seg = SEG_NONE
             return
         now = self.q.now_ns
         if cpu.overhead_left_ns > 0 and task.left_ns > 0:
             # The switch's cost runs first: charge it with the compute it precedes, as one segment.
             task.left_ns += cpu.overhead_left_ns
             cpu.overhead_left_ns = 0
-            self._post_seg(cpu, Seg.COMPUTE, now + task.left_ns)
+            self._post_seg(cpu, SEG_COMPUTE, now + task.left_ns)
         elif cpu.overhead_left_ns > 0 and task.spin is not None and task.spin.until():
             # Back from its yield, the spinner's check succeeds: the switch cost joins what follows.
             self._end_spin(task)
             self._step(cpu)
         elif cpu.overhead_left_ns > 0 and (task.spin is not None or task.driven is not None):
-            self._post_seg(cpu, Seg.OVERHEAD, now + cpu.overhead_left_ns)
+            self._post_seg(cpu, SEG_OVERHEAD, now + cpu.overhead_left_ns)
         elif task.left_ns > 0:
-            self._post_seg(cpu, Seg.COMPUTE, now + task.left_ns)
+            self._post_seg(cpu, SEG_COMPUTE, now + task.left_ns)
         elif task.spin is not None:
             self._spin_resume(cpu)
         elif task.driven is not None:
-            self._open_seg(cpu, Seg.DRIVEN)
+            self._open_seg(cpu, SEG_DRIVEN)
             task.driven.attach(cpu.index)
         else:
             self._step(cpu)
@@ -262,7 +269,7 @@ class Machine:
         task = cpu.curr
         assert task is not None
         cpu.seg_start_ns = self.q.now_ns
-        cpu.seg = Seg.NONE
+        cpu.seg = SEG_NONE
         while True:
             if cpu.need_resched:  # return to user space: the kernel reschedules here
                 self._preempt(cpu)
@@ -278,7 +285,7 @@ class Machine:
                 if act.ns > 0:
                     task.left_ns = act.ns + cpu.overhead_left_ns  # a pending switch cost runs first
                     cpu.overhead_left_ns = 0
-                    self._post_seg(cpu, Seg.COMPUTE, self.q.now_ns + task.left_ns)
+                    self._post_seg(cpu, SEG_COMPUTE, self.q.now_ns + task.left_ns)
                     return
             elif kind is Signal:
                 self._signal(act.cond)
@@ -309,7 +316,7 @@ class Machine:
                 return
             elif kind is Driven:
                 task.driven = act
-                self._open_seg(cpu, Seg.DRIVEN)
+                self._open_seg(cpu, SEG_DRIVEN)
                 act.attach(cpu.index)
                 return
             else:
@@ -323,7 +330,7 @@ class Machine:
         policy = self.policy
         prev = cpu.curr
         if prev is not None:
-            if prev.driven is not None and cpu.seg == Seg.DRIVEN:
+            if prev.driven is not None and cpu.seg == SEG_DRIVEN:
                 prev.driven.detach(cpu.index)
             self._stop(cpu)
             policy.update_curr(cpu.index, now)
@@ -342,7 +349,7 @@ class Machine:
         if nxt is prev and prev is not None:
             prev.state = RUNNING
             if arm_same:
-                self._post_seg(cpu, Seg.BEGIN, now)
+                self._post_seg(cpu, SEG_BEGIN, now)
             return True
         if prev is not None:
             if voluntary or blocking:
@@ -354,7 +361,7 @@ class Machine:
         if self.tracing:
             self._record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
         if nxt is None:
-            cpu.seg = Seg.NONE
+            cpu.seg = SEG_NONE
             return False
         nxt.state = RUNNING
         nxt.cpu = cpu.index
@@ -370,7 +377,7 @@ class Machine:
             finally:
                 self._depth -= 1
         else:
-            self._post_seg(cpu, Seg.BEGIN, now)
+            self._post_seg(cpu, SEG_BEGIN, now)
         return False
 
     def _preempt(self, cpu: Cpu) -> None:
@@ -397,7 +404,7 @@ class Machine:
             self._step(cpu)
             return
         if not spin.yield_each:
-            self._open_seg(cpu, Seg.SPIN)  # no end: only an event ends a busy spin
+            self._open_seg(cpu, SEG_SPIN)  # no end: only an event ends a busy spin
             return
         if self.policy.nr_running(cpu.index) == 1:
             # Alone: the yield cannot switch, so take it now and ask the policy how long that lasts.
@@ -405,7 +412,7 @@ class Machine:
             self._spin_yield(cpu)
             return
         period = max(spin.iter_ns + self.syscall_ns, 1)
-        self._post_seg(cpu, Seg.SPIN_YIELD, self.q.now_ns + max(period - task.spin_phase_ns, 1))
+        self._post_seg(cpu, SEG_SPIN_YIELD, self.q.now_ns + max(period - task.spin_phase_ns, 1))
 
     def _spin_yield(self, cpu: Cpu) -> None:
         """The spinner yields for real now (its budget ran out, or something happened on its CPU)."""
@@ -424,10 +431,10 @@ class Machine:
         period = max(spin.iter_ns + self.syscall_ns, 1)
         budget = self.policy.yield_noop_budget_ns(cpu.index, self.q.now_ns)
         if budget is None:
-            self._open_seg(cpu, Seg.SPIN)  # no pending end: the next event on this CPU yields again
+            self._open_seg(cpu, SEG_SPIN)  # no pending end: the next event on this CPU yields again
             return
         yields = max(1, -(-budget // period))
-        self._post_seg(cpu, Seg.SPIN_YIELD, self.q.now_ns + yields * period)
+        self._post_seg(cpu, SEG_SPIN_YIELD, self.q.now_ns + yields * period)
 
     def _end_spin(self, task: Task) -> None:
         spin = task.spin
@@ -446,7 +453,7 @@ class Machine:
             self._account(cpu)
             period = task.spin.iter_ns + (self.syscall_ns if task.spin.yield_each else 0)
             wait = period - task.spin_phase_ns if task.spin.yield_each else task.spin.iter_ns
-            self._post_seg(cpu, Seg.SPIN_EXIT, self.q.now_ns + max(wait, 0))
+            self._post_seg(cpu, SEG_SPIN_EXIT, self.q.now_ns + max(wait, 0))
 
     def _kick(self, cpu: Cpu) -> None:
         """Ask ``cpu`` to look at its run queue at the current instant (deferred, like an IPI)."""
@@ -464,7 +471,7 @@ class Machine:
             if self.policy.nr_running(cpu.index) > 0:
                 self._schedule(cpu, blocking=False)
         elif cpu.need_resched:
-            if cpu.seg != Seg.NONE:  # not in the middle of the task's own program step
+            if cpu.seg != SEG_NONE:  # not in the middle of the task's own program step
                 self._preempt(cpu)
         elif cpu.seg in SPINNING and cpu.curr.spin is not None and cpu.curr.spin.yield_each:
             self._spin_yield(cpu)
@@ -531,7 +538,7 @@ class Machine:
         self.policy.update_curr(cpu.index, now)
         if self.policy.task_tick(cpu.index, now):
             cpu.need_resched = True
-        if cpu.irq_until_ns > now or cpu.seg == Seg.NONE:
+        if cpu.irq_until_ns > now or cpu.seg == SEG_NONE:
             return  # resched at interrupt exit / at the end of the program step
         if cpu.need_resched:
             self._preempt(cpu)
@@ -555,9 +562,9 @@ class Machine:
         if cpu.irq_until_ns > now:
             start = cpu.irq_until_ns  # after the interrupt in progress
         else:
-            if cpu.curr is not None and cpu.seg != Seg.NONE:
+            if cpu.curr is not None and cpu.seg != SEG_NONE:
                 self._stop(cpu)
-                cpu.seg = Seg.BEGIN  # resume at interrupt exit
+                cpu.seg = SEG_BEGIN  # resume at interrupt exit
             start = now
         cpu.hardirq_until_ns = start + hardirq_ns
         cpu.irq_until_ns = start + hardirq_ns + softirq_ns
@@ -587,7 +594,7 @@ class Machine:
         if cpu.curr is None:
             if self.policy.nr_running(cpu.index) > 0:
                 self._schedule(cpu, blocking=False)
-        elif cpu.seg == Seg.BEGIN:
+        elif cpu.seg == SEG_BEGIN:
             if cpu.need_resched:
                 self._preempt(cpu)
             else:

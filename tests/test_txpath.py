@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 
+from model.metrics import jain_index
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
 
@@ -67,3 +68,20 @@ def test_dequeuer_role_follows_the_nic_interrupt_cpus_under_the_time_rule() -> N
     sim = run({"qdisc.exit_rule": "time", "net.irq_cpus": [1, 2]}, 200 * MS, trace="off")
     counts = sim.summary()["qdisc"]["per_cpu_dequeued"]
     assert min(counts[1], counts[2]) > 3 * max(counts[0], counts[3])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_quota_evens_out_what_the_time_rule_skews_over_seeds(seed: int) -> None:
+    def counts(rule: str) -> list[int]:
+        sc = load_scenario("qdisc-fairness-2011").with_overrides({"qdisc.exit_rule": rule})
+        sim = Simulation(sc, seed=seed, trace="off")
+        sim.advance(300 * MS)
+        return list(sim.summary()["qdisc"]["per_cpu_dequeued"])
+
+    time_counts, quota_counts = counts("time"), counts("quota")
+    irq = [time_counts[0], time_counts[3]]  # the scenario's net.irq_cpus
+    others = [time_counts[1], time_counts[2]]
+    assert min(irq) > 5 * max(others)
+    assert max(quota_counts) < 2 * min(quota_counts)
+    assert jain_index(quota_counts) > jain_index(time_counts) + 0.2
+    assert sum(quota_counts) == pytest.approx(sum(time_counts), rel=0.1)
