@@ -358,6 +358,10 @@ class Simulation:
             qdisc=self.qdisc_view(),
         )
 
+    def metrics(self) -> dict[str, Any]:
+        """The whole-run metrics (DESIGN.md's name for ``summary``)."""
+        return self.summary()
+
     def summary(self) -> dict[str, Any]:
         """The whole-run metrics of ``schedlab run --json`` (the caller adds ``sim.wall_s``)."""
         m = self.machine

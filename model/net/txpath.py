@@ -277,7 +277,7 @@ class TxPath:
         if k > 0:
             self._advance(k)
             self.t_step += k * self.cycle_ns
-            self._replan()  # the posted step counted these packets too
+            self.step_gen += 1  # the posted step counted these packets too: the caller re-plans
 
     def _replan(self) -> None:
         """Post the end of the next stretch of packets, up to the first point where something changes."""
@@ -470,6 +470,7 @@ class TxPath:
             elif self.d >= 0:  # a tenure is posting: look again one throttle period later
                 self.irq_armed = True
                 self.m.q.push(now + self.nic.itr_ns, PRIO_IRQ, self._on_nic_irq, None)
+            self._replan()
             return
         self.t_last_irq = now
         cpu = self.nic.irq_cpus[self.irq_rr % len(self.nic.irq_cpus)]
@@ -483,8 +484,8 @@ class TxPath:
                 t = self.t_step + (pos + 1) * self.cycle_ns
                 self.m.q.push(max(t, now), PRIO_IRQ, self._on_deferred_clean, cpu)
         else:
-            self._clean(cpu)
-            self._replan()  # freed descriptors move the point where the queue stops
+            self._clean(cpu)  # freed descriptors move the point where the queue stops
+        self._replan()
         if self.ring.qlen:
             self._arm_irq()
 
