@@ -142,7 +142,14 @@ class Machine:
         task.cpu = target
         self.policy.task_new(task, target, self.now_ns)
         self._kick(self.cpus[target])
+        self._kick_idle(task)
         return task
+
+    def _kick_idle(self, task: Task) -> None:
+        """Idle CPUs that can run ``task`` look at their queue (a global run queue offers it to all)."""
+        for cpu in self.cpus:
+            if cpu.curr is None and task.allowed_on(cpu.index) and self.policy.nr_running(cpu.index) > 0:
+                self._kick(cpu)
 
     def watch(self, w: Watchable) -> None:
         w.on_change = self._watch_changed
@@ -502,6 +509,7 @@ class Machine:
             # A global run queue (BFS) offers the woken task to every CPU: spinners elsewhere yield anew.
             if other is not cpu and other.seg in SPINNING and task.allowed_on(other.index):
                 self._kick(other)
+        self._kick_idle(task)
 
     def wake_all(self, waitq: WaitQueue) -> None:
         tasks, waitq.tasks = waitq.tasks, []

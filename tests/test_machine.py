@@ -123,3 +123,14 @@ def test_explicit_yield_counts() -> None:
     m.spawn("y", yielder)
     m.run_until(10 * MS)
     assert m.tasks[0].yields == 10
+
+
+def test_a_global_run_queue_keeps_every_cpu_busy() -> None:
+    # BFS has one queue for all CPUs: idle CPUs must take work from it, not wait for a kick.
+    from model.sched import make_policy
+
+    m = Machine(4, 250, make_policy("bfs", 4, 250))
+    for i in range(8):
+        m.spawn(f"hog{i}", hog)
+    m.run_until(200 * MS)
+    assert all(cpu.task_ns > 0.99 * 200 * MS for cpu in m.cpus)
