@@ -428,7 +428,7 @@ class Simulation:
             return None
         st = q.stats()
         bands = tuple(
-            BandView(b.band, b.backlog, q.limit, b.sent, b.dropped, tx.band_heads(b.band, 48))
+            BandView(b.band, b.backlog, q.limit, b.sent, b.dropped, tx.band_heads(b.band, 256))
             for b in st.bands
         )
         enq = [0] * len(self.machine.cpus)
