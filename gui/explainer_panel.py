@@ -1,0 +1,112 @@
+"""The story told in words: what to watch for and why, with the key quotes from the original mails.
+
+Each built-in story has a lesson in ``resources/lessons/<scenario-name>.md`` (or ``.html``); a scenario
+without one (a user's file) gets its title and ``description``. Above the lesson, one line says what
+``sched_yield()`` does under the scheduler and ``sched_compat_yield`` now chosen: the heart of the 2007
+story, and it changes with the controls.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtGui import QFont, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+
+from model.scenario import RESOURCES, Scenario
+
+LESSON_DIR = RESOURCES / "lessons"
+TEXT_PT = 13
+
+# What sched_yield() does to the caller, per policy and sched_compat_yield (see the scheduler modules).
+YIELD_MEANING = {
+    ("o1", 0): "O(1): a yield moves the task to the expired array; it waits until every other task "
+    "has used up its time slice.",
+    ("cfs-2.6.23", 0): "CFS 2.6.23: a yield re-sorts the task in place by its fair key; if it has had "
+    "less than its share it is still first in line and runs again at once.",
+    ("cfs-2.6.23", 1): "CFS 2.6.23 with sched_compat_yield: a yield puts the task rightmost, behind "
+    "every other task.",
+    ("cfs-2.6.24", 0): "CFS 2.6.24: a yield only updates statistics; the task loses the CPU only to a "
+    "task with a smaller vruntime.",
+    ("cfs-2.6.24", 1): "CFS 2.6.24 with sched_compat_yield: a yield sets vruntime just past the "
+    "rightmost task: the yielder gives up its whole lead.",
+    ("bfs", 0): "BFS: a yield ends the time slice and gives the task a new, later virtual deadline.",
+    ("eevdf", 0): "EEVDF: a yield pushes the task's virtual deadline one slice further out.",
+}
+
+
+def lesson_path(name: str) -> Path | None:
+    for suffix in (".md", ".html"):
+        path = LESSON_DIR / f"{name}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def something_yields(scenario: Scenario) -> bool:
+    """Whether a task of this scenario may call sched_yield(): the "Now:" line is about that."""
+    iperf = scenario.iperf
+    if iperf.enabled and iperf.mode == "client":
+        return True
+    return any(t.kind == "yielder" or t.sync == "sched_yield" for t in scenario.tasks)
+
+
+def yield_meaning(policy: str, compat_yield: int) -> str:
+    key = (policy, compat_yield if policy.startswith("cfs") else 0)
+    return YIELD_MEANING.get(key, "")
+
+
+class ExplainerPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.now_label = QLabel()
+        self.now_label.setWordWrap(True)
+        self.now_label.setStyleSheet(
+            "QLabel { background: #FFF6D5; border: 1px solid #E69F00; padding: 6px; color: #222222; }"
+        )
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setStyleSheet("QTextBrowser { background: white; color: #222222; }")
+        for w in (self.now_label, self.browser):
+            f = QFont(w.font())
+            f.setPointSize(TEXT_PT)
+            w.setFont(f)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.now_label)
+        layout.addWidget(self.browser, 1)
+        self.lesson_name = ""
+        self._yields = False
+
+    def set_scenario(self, scenario: Scenario, tunables: dict[str, Any] | None = None) -> None:
+        """Show the lesson of ``scenario`` (or its description) and what a yield means right now."""
+        if scenario.name != self.lesson_name or not self.browser.toPlainText():
+            self._load_lesson(scenario)
+        self._yields = something_yields(scenario)
+        self.set_settings(scenario.settings() | dict(tunables or {}))
+
+    def set_settings(self, settings: dict[str, Any]) -> None:
+        policy = str(settings.get("sched.policy", ""))
+        text = yield_meaning(policy, int(settings.get("sched.compat_yield", 0))) if self._yields else ""
+        self.now_label.setText(f"<b>Now:</b> {escape(text)}" if text else "")
+        self.now_label.setVisible(bool(text))
+
+    def _load_lesson(self, scenario: Scenario) -> None:
+        self.lesson_name = scenario.name
+        path = lesson_path(scenario.name)
+        text = path.read_text(encoding="utf-8") if path is not None else ""
+        if path is not None and path.suffix == ".md":
+            self.browser.document().setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
+        elif path is not None:
+            self.browser.setHtml(text)
+        else:
+            title = escape(scenario.title or scenario.name)
+            body = escape(scenario.description.strip() or "This scenario has no description.")
+            self.browser.setHtml(f"<h2>{title}</h2><p>{body.replace(chr(10) * 2, '</p><p>')}</p>")
+        self.browser.moveCursor(QTextCursor.MoveOperation.Start)
+        self.browser.verticalScrollBar().setValue(0)
+
+    def lesson_text(self) -> str:
+        return self.browser.toPlainText()

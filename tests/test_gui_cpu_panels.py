@@ -1,0 +1,433 @@
+"""The CPU lanes and the run-queue panel: pure geometry first, then both panels fed real snapshots.
+
+Every policy runs the 2007 story (and a 2-CPU scenario written here); the tests check what each panel
+keeps (lanes, bounded history, the last yield landing and its words) and that it paints a non-blank
+image of its size. A fake wall clock drives the landing's fade, so nothing sleeps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QWidget
+from qt_guard import leak_guard  # noqa: F401 - autouse fixture
+
+from gui import cpu_history as ch
+from gui import cpu_lanes as cl
+from gui import runqueue_panel as rp
+from gui import runqueue_scene as rs
+from gui.cpu_history import LaneHistory
+from gui.cpu_lanes import CpuLanesPanel
+from gui.runqueue_panel import RunqueuePanel
+from model.machine import TraceRecord
+from model.net.view import BandView, QdiscView
+from model.scenario import load_scenario
+from model.sched.base import RunqueueEntry, RunqueueView
+from model.simulation import SetTunable, Simulation, Snapshot
+
+POLICIES = ("o1", "cfs-2.6.23", "cfs-2.6.24", "bfs", "eevdf")
+# What the first yield that does something says under each policy (model/sched/*.yield_task).
+LANDING_WORDS = {
+    "o1": "expired array",
+    "cfs-2.6.23": "in place",
+    "cfs-2.6.24": "in place",
+    "bfs": "deadline",
+    "eevdf": "forfeit",
+}
+TWO_CPUS = """
+[scenario]
+name = "two-cpu-panels"
+[machine]
+cpus = 2
+hz = 250
+[[tasks]]
+name = "hog"
+kind = "hog"
+count = 2
+[[tasks]]
+name = "yielder"
+kind = "yielder"
+run_us = 300
+[[tasks]]
+name = "sleeper"
+kind = "sleeper"
+nice = -5
+run_us = 500
+sleep_us = 3000
+"""
+
+
+def story(policy: str, compat: int = 0) -> Simulation:
+    sim = Simulation(load_scenario("cfs-yield-2007").with_overrides({"sched.policy": policy}))
+    if compat:
+        sim.apply(SetTunable("sched.compat_yield", compat))
+    return sim
+
+
+@pytest.fixture
+def two_cpus(tmp_path: Path) -> Path:
+    path = tmp_path / "two.toml"
+    path.write_text(TWO_CPUS)
+    return path
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def ink_pixels(widget: QWidget) -> int:
+    """How many sampled pixels of the widget's image are not background white."""
+    img = widget.grab().toImage()
+    white = QColor("#FFFFFF").rgb()
+    return sum(img.pixel(x, y) != white for x in range(0, img.width(), 4) for y in range(0, img.height(), 4))
+
+
+def run_until_landing(sim: Simulation, panels: list, words: str, dt_ns: int = 20_000) -> Snapshot:
+    """Advance in small frames (Normal speed) until a frame holds a yield whose text has ``words``."""
+    for _ in range(20_000):
+        snap = sim.advance(dt_ns)
+        for panel in panels:
+            panel.render(snap)
+        if any(r.kind == "yield" and words in r.info for r in snap.events):
+            return snap
+    raise AssertionError(f"no yield saying {words!r}")
+
+
+# ---- pure helpers: CPU lanes ----------------------------------------------------------------------
+
+
+def test_format_duration_picks_the_unit_a_class_reads() -> None:
+    assert ch.format_duration(0) == "0"
+    assert ch.format_duration(500) == "500 ns"
+    assert ch.format_duration(1_500) == "1.5 µs"
+    assert ch.format_duration(20_000_000) == "20 ms"
+    assert ch.format_duration(999_999) == "1 ms"
+    assert ch.format_duration(1_250_000_000) == "1.25 s"
+
+
+def test_axis_ticks_are_a_1_2_5_step_back_from_now() -> None:
+    assert ch.nice_step(50_000_000, 5) == 10_000_000
+    assert ch.nice_step(50_000_000, 3) == 20_000_000
+    assert cl.axis_ticks(50_000_000, 5) == [0, -(10**7), -2 * 10**7, -3 * 10**7, -4 * 10**7, -5 * 10**7]
+
+
+def test_time_to_x_puts_now_at_the_right_edge() -> None:
+    assert ch.time_to_x(1_000, 1_000, 100, 50, 200) == 250
+    assert ch.time_to_x(900, 1_000, 100, 50, 200) == 50
+    assert ch.time_to_x(950, 1_000, 100, 50, 200) == 150
+
+
+def test_window_follows_density_with_hysteresis() -> None:
+    rate = cl.TARGET_RECORDS_IN_WINDOW / 20_000_000  # ideal: 20 ms
+    assert cl.choose_window_ns(rate, 50_000_000) == 20_000_000
+    assert cl.choose_window_ns(rate, 30_000_000) == 30_000_000  # within a factor 2.5: sticky
+    assert cl.choose_window_ns(0.0, 30_000_000) == 30_000_000
+    assert cl.choose_window_ns(1.0, 50_000_000) == min(cl.WINDOW_LADDER_NS)
+
+
+def test_pixel_runs_clip_merge_and_own_each_column_once() -> None:
+    # 400 alternating 1-ns segments inside one pixel (1000 ns): one run, not 400.
+    tiny = [(10_000 + k, 10_001 + k, 1 + k % 2) for k in range(400)]
+    runs = ch.pixel_runs(tiny, 100_000, 100_000, 0, 100)
+    assert len(runs) == 1 and runs[0][1] - runs[0][0] == 1
+    # Clipped to the window, neighbours of one code merged, a short one still gets a pixel.
+    segs = [(-50, 40_000, 1), (40_000, 60_000, 1), (60_000, 60_010, 2), (60_010, 100_000, 3)]
+    assert ch.pixel_runs(segs, 100_000, 100_000, 0, 100) == [(0, 60, 1), (60, 61, 2), (61, 100, 3)]
+
+
+def test_yield_columns_mark_a_column_switched_if_any_yield_in_it_switched() -> None:
+    yields = [(500, False), (503, True), (900, False), (50, True), (1_200, True)]
+    marks = ch.yield_columns(yields, 1_000, 1_000, 0, 100)  # 10 ns per pixel; t=1200 is in the future
+    assert marks == [(5, True), (50, True), (90, False)]
+
+
+def test_irq_info_splits_into_hard_and_soft() -> None:
+    assert ch.parse_irq("10000 48000", 58_000) == (10_000, 48_000)
+    assert ch.parse_irq("", 7_000) == (7_000, 0)
+
+
+def test_lane_history_merges_sub_quantum_segments_and_stays_bounded() -> None:
+    lane = LaneHistory(maxlen=50)
+    lane.switch(0, 1, 0, 100)
+    lane.switch(1_000, 2, 1, 100)  # task 1 for 1000 ns: kept as is
+    for k in range(40):  # 40 switches 10 ns apart: merged into buckets of >= 100 ns
+        lane.switch(1_010 + 10 * k, 1 + k % 2, 2 - k % 2, 100)
+    assert lane.segments[0] == (0, 1_000, 1)
+    assert all(end - start >= 100 for start, end, _ in list(lane.segments)[1:])
+    for k in range(500):
+        lane.switch(10_000 + 1_000 * k, 1 + k % 3, 1 + (k - 1) % 3, 100)
+    assert len(lane.segments) == 50
+    lane.prune(400_000)
+    assert lane.segments[0][1] >= 400_000
+    assert lane.task_segments(600_000)[-1] == (509_000, 600_000, lane.open_code)
+
+
+def test_yield_switched_reads_the_switch_right_after_it() -> None:
+    events = (
+        TraceRecord(10, 0, "yield", 2, info="expired array"),
+        TraceRecord(10, 0, "switch", 1, prev_tid=2),
+        TraceRecord(20, 0, "yield", 1, info="alone: no-op"),
+        TraceRecord(30, 0, "switch", 2, prev_tid=1),
+    )
+    assert ch.yield_switched(events, 0)
+    assert not ch.yield_switched(events, 2)  # the later switch is another event
+
+
+# ---- pure helpers: run queues ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_policy_family_is_read_from_the_views(policy: str) -> None:
+    snap = story(policy).advance(80_000_000)
+    expected = {"o1": "o1", "bfs": "bfs", "eevdf": "eevdf"}.get(policy, "cfs")
+    assert {rs.policy_family(rq) for rq in snap.runqueues} == {expected}
+    assert rs.policy_family(RunqueueView(0, ())) == ""
+
+
+def test_key_axis_range_is_stable_while_the_keys_fit() -> None:
+    lo, hi = rs.stable_range(-2_000_000, 6_000_000, None)
+    assert lo <= -2_000_000 and hi >= 6_000_000 and lo <= 0 <= hi
+    assert rs.stable_range(-1_000_000, 5_000_000, (lo, hi)) == (lo, hi)
+    assert rs.stable_range(0, 60_000_000, (lo, hi))[1] >= 60_000_000
+    assert rs.stable_range(0, 100, None)[1] - rs.stable_range(0, 100, None)[0] >= rs.MIN_SPAN_NS
+    assert rs.key_to_x(0, (-10, 30), 100, 400) == 200
+
+
+def test_prio_rows_stack_levels_and_details() -> None:
+    entries = [RunqueueEntry(1, "running", "prio", 125), RunqueueEntry(2, "expired", "prio", 120)]
+    entries.append(RunqueueEntry(3, "active", "prio", 125))
+    assert rs.prio_rows(entries) == [120, 125]
+    assert rs.stack_levels([(0, 50), (30, 80), (60, 90), (100, 120)], gap=5) == [0, 1, 0, 0]
+    assert rs.detail_ms("vruntime 64.914 ms, lag -0.202 ms", "lag") == -0.202
+    assert rs.detail_ms("entity_key +1.006 ms", "vruntime") is None
+    assert rs.ms_label(-2_000_000) == "−2 ms" and rs.ms_label(0) == "0"
+
+
+def test_free_spot_avoids_what_is_taken() -> None:
+    ring, size, bounds = QRectF(100, 100, 50, 20), QSize(60, 20), QRectF(0, 0, 400, 300)
+    first = rp.free_spot(ring, size, bounds, [])
+    assert first.left() > ring.right() and first.center().y() == ring.center().y()
+    other = rp.free_spot(ring, size, bounds, [first])
+    assert not other.intersects(first) and bounds.contains(other)
+
+
+def test_arrow_bulges_up_for_a_rightward_move() -> None:
+    ctrl = rp.arrow_control(QPointF(0, 100), QPointF(200, 100))
+    assert ctrl.x() == 100 and ctrl.y() < 100
+
+
+# ---- the CPU lanes --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def lanes(qtbot) -> Iterator[CpuLanesPanel]:
+    panel = CpuLanesPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 220)
+    yield panel
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_lanes_draw_every_policy(lanes: CpuLanesPanel, policy: str) -> None:
+    sim = story(policy)
+    sim.advance(50_000_000)
+    for _ in range(30):
+        lanes.render(sim.advance(1_000_000))
+    assert lanes.lane_count == 1
+    segs = lanes.lanes[0].task_segments(sim.now_ns)
+    assert {code for _, _, code in segs} <= {0, 1, 2} and segs
+    assert lanes.lanes[0].irqs, "the NIC's interrupts show on the lane"
+    assert lanes.grab().size() == QSize(1000, 220)
+    assert ink_pixels(lanes) > 500
+
+
+def test_lanes_two_cpus_and_clicks(lanes: CpuLanesPanel, qtbot, two_cpus: Path) -> None:
+    sim = Simulation(load_scenario(str(two_cpus)))
+    for _ in range(40):
+        lanes.render(sim.advance(500_000))
+    assert lanes.lane_count == 2
+    assert all(lane.segments for lane in lanes.lanes)
+    _, top, lane_h, _ = lanes._geometry()
+    xa, xb, tid = lanes._runs[1][0][-1]
+    with qtbot.waitSignal(lanes.task_clicked) as blocker:
+        qtbot.mouseClick(
+            lanes, Qt.MouseButton.LeftButton, pos=QPoint((xa + xb) // 2, int(top + 1.5 * lane_h))
+        )
+    assert blocker.args == [tid]
+
+
+def test_lanes_history_stays_bounded_when_fast_forwarding(lanes: CpuLanesPanel) -> None:
+    sim = story("o1")
+    for _ in range(15):
+        snap = sim.advance(250_000_000)  # a fast-forward frame: hundreds of records
+        lanes.render(snap)
+    assert len(snap.events) > 200
+    lane = lanes.lanes[0]
+    assert len(lane.segments) <= ch.HISTORY_MAX and len(lane.irqs) <= ch.HISTORY_MAX
+    assert lane.segments[0][1] >= sim.now_ns - 2 * lanes.window_ns  # older history was dropped
+    assert sum(len(r[0]) for r in lanes._runs) <= 1000  # at most one run per pixel column
+
+
+def test_lanes_window_reset_and_dequeuer(lanes: CpuLanesPanel) -> None:
+    sim = story("cfs-2.6.24")
+    snap = sim.advance(30_000_000)
+    lanes.set_window_ns(5_000_000)
+    lanes.render(snap)
+    assert lanes.window_ns == 5_000_000
+    lanes.set_window_ns(None)
+    assert lanes.window_ns == lanes._auto_window_ns
+    qdisc = QdiscView(
+        "prio", (BandView(0, 1, 100, 5, 0, ((0, 1),)),), 6, 5, 0, 0, 1, (5,), (6,), 0, -1, (), -1,
+        "time", 64, 3, (), "dummy", 0, 0, False, 1.0,
+    )  # fmt: skip
+    lanes.render(dataclasses.replace(sim.advance(1_000_000), qdisc=qdisc))
+    assert lanes._dequeuer == 0
+    lanes.reset()
+    assert lanes.lane_count == 0 and lanes._runs == []
+    assert ink_pixels(lanes) > 0  # the legend and axis still paint
+
+
+def test_render_with_a_paint_device_is_qwidget_render(lanes: CpuLanesPanel) -> None:
+    lanes.render(story("o1").advance(60_000_000))
+    img = QImage(lanes.size(), QImage.Format.Format_ARGB32)
+    img.fill(QColor("#FF0000"))
+    lanes.render(img)  # how an export draws one panel
+    assert img.pixelColor(2, 2) == QColor("#FFFFFF")
+
+
+# ---- the run-queue panel --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def rq_panel(qtbot, clock: FakeClock) -> Iterator[RunqueuePanel]:
+    panel = RunqueuePanel(clock=clock)
+    qtbot.addWidget(panel)
+    panel.resize(1000, 320)
+    yield panel
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_runqueue_draws_each_policy_and_marks_the_landing(rq_panel: RunqueuePanel, policy: str) -> None:
+    sim = story(policy)
+    sim.advance(60_000_000)
+    snap = run_until_landing(sim, [rq_panel], LANDING_WORDS[policy])
+    family = {"o1": "o1", "bfs": "bfs", "eevdf": "eevdf"}.get(policy, "cfs")
+    assert rq_panel.families == [family]
+    landing = rq_panel.last_landing
+    assert landing is not None and LANDING_WORDS[policy] in landing.info
+    assert landing.name == "iperf-reporter" and landing.text.startswith("sched_yield() by iperf-reporter")
+    assert landing.to_rect is not None and landing.label_rect is not None  # the mark is drawn
+    assert {c.tid for c in rq_panel.scene.chips} == {e.tid for e in snap.runqueues[0].entries}
+    assert rq_panel.grab().size() == QSize(1000, 320)
+    assert ink_pixels(rq_panel) > 500
+
+
+def test_o1_yield_lands_in_the_expired_array_with_an_arrow(rq_panel: RunqueuePanel) -> None:
+    sim = story("o1")
+    sim.advance(60_000_000)
+    for _ in range(50):  # a yield while the data thread sleeps is picked again at once: wait for another
+        snap = run_until_landing(sim, [rq_panel], "expired array")
+        landing = rq_panel.last_landing
+        assert landing is not None
+        if not landing.picked_again:
+            break
+    entry = next(e for e in snap.runqueues[0].entries if e.tid == landing.tid)
+    assert entry.group == "expired"  # the data thread runs; the reporter waits for the swap
+    assert landing.to_rect is not None and landing.to_rect.left() > rq_panel.width() / 2
+    assert landing.from_rect is not None and landing.from_rect.left() < rq_panel.width() / 2
+    assert rp.landing_label(landing) == "yield sent it here"
+
+
+def test_cfs_2623_in_place_yield_is_picked_again(rq_panel: RunqueuePanel) -> None:
+    """The 2007 lesson: the reporter's yield re-keys it in place, it stays leftmost and keeps the CPU."""
+    sim = story("cfs-2.6.23")
+    sim.advance(60_000_000)
+    kept = 0
+    for _ in range(10):
+        run_until_landing(sim, [rq_panel], "in place")
+        landing = rq_panel.last_landing
+        assert landing is not None
+        kept += landing.picked_again
+    assert kept >= 5
+    assert rp.landing_label(landing) in ("yield: picked again at once", "yield sent it here")
+    tags = [t for c in rq_panel.scene.chips for t, _ in c.tags]
+    assert "leftmost: picked again" in tags or "runs next" in tags
+
+
+def test_compat_yield_sends_the_reporter_rightmost(rq_panel: RunqueuePanel) -> None:
+    sim = story("cfs-2.6.24", compat=1)
+    sim.advance(60_000_000)
+    run_until_landing(sim, [rq_panel], "rightmost")
+    assert rq_panel.last_landing is not None and "rightmost" in rq_panel.last_landing.info
+
+
+def test_landing_fades_after_a_few_wall_seconds_but_its_words_stay(
+    rq_panel: RunqueuePanel, clock: FakeClock
+) -> None:
+    sim = story("cfs-2.6.23")
+    sim.advance(60_000_000)
+    run_until_landing(sim, [rq_panel], "in place")
+    landing = rq_panel.last_landing
+    assert landing is not None and rq_panel.landing_alpha(landing) == 1.0
+    clock.now += rp.LANDING_S + 1
+    assert rq_panel.landing_alpha(landing) == 0.0
+    assert rq_panel.last_landing is landing  # the footer keeps saying what the last yield did
+    assert ink_pixels(rq_panel) > 500
+
+
+def test_a_noop_yield_does_not_replace_a_fresh_landing(rq_panel: RunqueuePanel, clock: FakeClock) -> None:
+    snap = story("o1").advance(70_000_000)
+    moved = (TraceRecord(snap.t_ns, 0, "yield", 2, info="expired array (prio 125)"),)
+    rq_panel.render(dataclasses.replace(snap, events=moved))
+    noop = (TraceRecord(snap.t_ns, 0, "yield", 2, info="alone: no-op"),)
+    clock.now += rp.HOLD_S / 2
+    rq_panel.render(dataclasses.replace(snap, events=noop))
+    assert rq_panel.last_landing is not None and rq_panel.last_landing.info.startswith("expired")
+    clock.now += rp.HOLD_S
+    rq_panel.render(dataclasses.replace(snap, events=noop))
+    assert rq_panel.last_landing is not None and rq_panel.last_landing.info == "alone: no-op"
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_runqueue_two_cpus(rq_panel: RunqueuePanel, qtbot, two_cpus: Path, policy: str) -> None:
+    sim = Simulation(load_scenario(str(two_cpus)).with_overrides({"sched.policy": policy}))
+    rq_panel.resize(1000, 560)
+    for _ in range(40):
+        rq_panel.render(sim.advance(500_000))
+    # BFS keeps one global queue: drawn once.
+    assert len(rq_panel.families) == (1 if policy == "bfs" else 2)
+    chip = rq_panel.scene.chips[-1]
+    with qtbot.waitSignal(rq_panel.task_clicked) as blocker:
+        qtbot.mouseClick(rq_panel, Qt.MouseButton.LeftButton, pos=chip.rect.center().toPoint())
+    assert blocker.args == [chip.tid]
+    assert ink_pixels(rq_panel) > 500
+    rq_panel.reset()
+    assert rq_panel.last_landing is None and rq_panel.scene.chips == []
+
+
+def test_bfs_flags_expired_deadlines_below_the_jiffy_line(rq_panel: RunqueuePanel) -> None:
+    entries = (
+        RunqueueEntry(1, "running", "deadline", 9, "cpu 0, slice 6.0 ms"),
+        RunqueueEntry(2, "queued", "deadline", 4, "expired"),
+        RunqueueEntry(3, "queued", "deadline", 12, ""),
+    )
+    snap = story("bfs").advance(10_000_000)
+    rq_panel.render(dataclasses.replace(snap, runqueues=(RunqueueView(0, entries, "jiffies", 6),)))
+    tags = {c.tid: [t for t, _ in c.tags] for c in rq_panel.scene.chips}
+    assert tags[2] == ["expired deadline", "runs next"] and tags[3] == []
+    texts = [t[1] for t in rq_panel.scene.texts]
+    assert any("now: jiffies 6" in t for t in texts)

@@ -1,0 +1,415 @@
+"""The graphs panel and the qdisc panel: pure helpers first, then both panels fed snapshots.
+
+Real snapshots come from the 2007 story (one CPU, no qdisc) and the 2011 story (four senders, a
+prio qdisc); exact qdisc visuals get a hand-built ``QdiscView`` and fake ``cpuN_dequeued`` columns
+grafted onto a real snapshot with ``dataclasses.replace``. The tests read the plot items' data back
+(the bandwidth curve is the differenced series, the bars are the per-CPU counts, one marker per
+toggle however many frames) and check that each panel paints a non-blank image of its own size.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QWidget
+from qt_guard import leak_guard  # noqa: F401 - autouse fixture
+
+from gui import graphs_panel as gp
+from gui import qdisc_geometry as qg
+from gui.graphs_panel import GraphsPanel
+from gui.qdisc_panel import PLACEHOLDER, QdiscPanel
+from model.metrics import jain_index
+from model.net.view import BandView, QdiscView
+from model.scenario import load_scenario
+from model.simulation import SetTunable, Simulation, Snapshot
+
+SAMPLE_NS = 100_000_000
+TOGGLE_AT_NS = 2_000_000_000
+PER_CPU = (21_853_354, 431_058, 481_975, 23_261_406)  # jamal's 3.0-rc4 run 1, one count per CPU
+
+
+# ---- fixtures: real snapshots of the 2007 story, and a fake qdisc -----------------------------------
+
+
+@pytest.fixture(scope="module")
+def frames() -> list[Snapshot]:
+    """Thirty frames of 100 ms under cfs-2.6.23; compat_yield flipped to 1 at 2 s."""
+    sim = Simulation(load_scenario("cfs-yield-2007"), sample_ns=SAMPLE_NS)
+    out = []
+    for i in range(30):
+        if i * SAMPLE_NS == TOGGLE_AT_NS:
+            sim.apply(SetTunable("sched.compat_yield", 1))
+        out.append(sim.advance(SAMPLE_NS))
+    return out
+
+
+def fake_qdisc(dequeuer: int = 3, per_cpu: tuple[int, ...] = PER_CPU, stopped: bool = False) -> QdiscView:
+    bands = (
+        BandView(0, 12, 100, 40_210, 0, ((3, 6), (0, 4), (3, 2))),
+        BandView(1, 83, 100, 19_301_554, 1_204, ((0, 20), (3, 31), (1, 3), (2, 2), (0, 17), (3, 10))),
+        BandView(2, 100, 100, 2_410_112, 88_113, ((3, 60), (0, 40))),
+    )
+    reasons = (("quota", 0), ("need_resched", 1_210), ("jiffy", 49_700), ("empty", 320), ("tx_busy", 0))
+    return QdiscView(
+        "prio", bands, 46_200_000, 46_027_793, 89_317, 412, 195, per_cpu, (11_600_000,) * 4,
+        dequeuer, 1, (2,), 0, "time", 64, 51_230, reasons, "nic", 480, 512, stopped,
+        jain_index(list(per_cpu)),
+    )  # fmt: skip
+
+
+def with_qdisc(snap: Snapshot, rates: tuple[float, ...] = (0.47, 0.01, 0.01, 0.51)) -> Snapshot:
+    """``snap`` with a 4-CPU qdisc: cumulative cpuN_dequeued columns growing at ``rates`` × 1e5 per
+    sample, and a QdiscView whose per-CPU counts are the last row."""
+    n = len(snap.series)
+    steps = np.tile(np.array(rates) * 1e5, (n, 1)).astype(np.int64)
+    cumulative = np.cumsum(steps, axis=0)
+    series = np.hstack([snap.series, cumulative])
+    series.flags.writeable = False
+    columns = snap.series_columns + tuple(f"cpu{k}_dequeued" for k in range(4))
+    per_cpu = tuple(int(v) for v in cumulative[-1]) if n else (0,) * 4
+    return dataclasses.replace(snap, qdisc=fake_qdisc(per_cpu=per_cpu), series_columns=columns, series=series)
+
+
+@pytest.fixture
+def graphs(qtbot) -> Iterator[GraphsPanel]:
+    panel = GraphsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 520)
+    panel.show()
+    yield panel
+
+
+@pytest.fixture
+def qdisc_panel(qtbot) -> Iterator[QdiscPanel]:
+    panel = QdiscPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 560)
+    panel.show()
+    yield panel
+
+
+def assert_painted(widget: QWidget, path: Path) -> None:
+    """The widget paints an image of its own size, with more than one colour in it, and saves it."""
+    image = widget.grab().toImage()
+    assert image.size() == widget.size()
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+    assert len(colours) > 3
+    assert image.save(str(path))
+
+
+def markers_on(plot: pg.PlotItem) -> list[pg.InfiniteLine]:
+    """The vertical toggle markers currently visible on a time graph."""
+    return [i for i in plot.items if isinstance(i, pg.InfiniteLine) and i.angle == 90 and i.isVisible()]
+
+
+# ---- pure helpers ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("x", "top"),
+    [(0.0, 1.0), (0.7, 0.8), (1.0, 1.0), (63.3, 80.0), (94.1, 100.0), (101.0, 120.0), (3e6, 3e6)],
+)
+def test_nice_ceiling_is_a_round_number_at_or_above(x: float, top: float) -> None:
+    assert gp.nice_ceiling(x) == pytest.approx(top)
+
+
+def test_window_block_differences_only_the_window_and_starts_from_zero() -> None:
+    series = np.array([[100, 5], [200, 12], [300, 30], [400, 31]], dtype=np.int64)
+    edges, delta = gp.window_block(series, 0)
+    assert edges.tolist() == [0.0, 1e-7, 2e-7, 3e-7, 4e-7]
+    assert delta[:, 1].tolist() == [5, 7, 18, 1]
+    edges, delta = gp.window_block(series, 250)  # intervals ending after 250 ns: the last two
+    assert edges.tolist() == pytest.approx([2e-7, 3e-7, 4e-7])
+    assert delta[:, 1].tolist() == [18, 1]
+
+
+def test_jain_rows_agrees_with_the_model() -> None:
+    rows = np.array([[5, 5, 5, 5], [10, 0, 0, 0], [0, 0, 0, 0], list(PER_CPU)], dtype=np.int64)
+    assert gp.jain_rows(rows).tolist() == pytest.approx([jain_index(list(r)) for r in rows])
+
+
+def test_toggle_marks_merges_close_toggles_and_keeps_the_window() -> None:
+    toggles = [
+        (1_000, "sched.compat_yield", 1),
+        (5_000, "sched.compat_yield", 0),
+        (5_010, "sched.compat_yield", 1),
+        (5_020, "qdisc.weight_p", 16),
+        (9_000, "qdisc.exit_rule", "quota"),
+    ]
+    assert gp.toggle_marks(toggles, 2_000, 10_000, 100, 10) == [
+        (5_000, "compat_yield=0→1, weight_p=16"),
+        (9_000, "exit_rule=quota"),
+    ]
+    assert gp.toggle_marks(toggles, 0, 10_000, 100, 1) == [(9_000, "exit_rule=quota")]
+    assert gp.toggle_marks(toggles, 0, 10_000, 0, 10)[0] == (1_000, "compat_yield=1")
+
+
+def test_counts_at_a_toggle_come_from_the_first_sample_after_it() -> None:
+    series = np.array([[100, 1, 9], [200, 4, 9], [300, 8, 9]], dtype=np.int64)
+    live = np.array([10, 9])
+    assert gp.counts_at(series, [1, 2], 150, live).tolist() == [4, 9]
+    assert gp.counts_at(series, [1, 2], 350, live).tolist() == [10, 9]
+
+
+def test_qdisc_layout_keeps_every_part_inside_the_panel_without_overlap() -> None:
+    for width, height in ((1000.0, 560.0), (640.0, 360.0)):
+        lay = qg.qdisc_layout(width, height, 4, 3)
+        boxes = [*lay.cpus, lay.locks, *lay.bands, lay.device]
+        for x, y, w, h in boxes:
+            assert x >= 0 and x + w <= width and y >= 0 and y + h <= height and w > 0 and h > 0
+        columns = [lay.cpus[0], lay.locks, lay.bands[0], lay.device]
+        for left, right in itertools.pairwise(columns):
+            assert left[0] + left[2] < right[0]  # left to right: CPUs, locks, bands, device
+        assert lay.footer == (height >= 400)
+
+
+def test_fifo_runs_start_at_the_head_on_the_right() -> None:
+    spans = qg.fifo_runs(((3, 10), (0, 30)), 100, 500.0, 200.0)
+    assert spans == [(3, 10, 480.0, 500.0), (0, 30, 420.0, 480.0)]
+    full = qg.fifo_runs(((1, 80), (2, 80)), 100, 500.0, 200.0)  # more than the limit: clipped
+    assert full[-1][2] == 300.0
+
+
+def test_fifo_blocks_colour_each_block_by_its_main_sender() -> None:
+    runs = ((1, 1), (2, 1), (1, 1), (0, 12), (3, 2))
+    # blocks of 5 from the head: [1 2 1 0 0] → cpu1 (tied with cpu0, first to arrive), [0 0 0 0 0] ×2, [3 3]
+    assert qg.fifo_blocks(runs, 17, 5) == [(1, 5), (0, 10), (3, 2)]
+    assert qg.fifo_blocks(((0, 3),), 10, 1) == [(0, 3), (-1, 7)]  # the rest is not itemised
+    assert qg.fifo_blocks(((0, 30),), 10, 5) == [(0, 10)]  # never more than the backlog
+    assert sum(n for _cpu, n in qg.fifo_blocks(runs, 40, 5)) == 40
+
+
+def test_busylock_line_leaves_out_its_holder() -> None:
+    q = dataclasses.replace(fake_qdisc(dequeuer=0), busylock_owner=3, busylock_waiters=(3, 2, 1))
+    assert qg.busylock_line(q) == [2, 1]
+    assert qg.cpu_role(q, 2)[1] == "spinning #1"
+    assert qg.cpu_role(q, 3)[1] == "holds busylock"
+
+
+def test_cpu_roles_in_plain_words() -> None:
+    q = fake_qdisc(dequeuer=3)  # cpu0 holds the root lock, cpu1 busylock, cpu2 spins
+    assert [qg.cpu_role(q, cpu)[:2] for cpu in range(4)] == [
+        ("root", "enqueuing"),
+        ("busylock", "holds busylock"),
+        ("spinning", "spinning #1"),
+        ("dequeuer", "DEQUEUER"),
+    ]
+    assert qg.exit_rule_text("time", 64) == "3.0-rc4: until need_resched or the next jiffy"
+    assert qg.exit_rule_text("quota", 64) == "3.1+: 64-packet quota (weight_p)"
+    assert [qg.fmt_count(n) for n in (12, 43_105, 431_058, 21_853_354)] == [
+        "12",
+        "43.1 k",
+        "431.1 k",
+        "21.9 M",
+    ]
+
+
+def test_token_eases_to_its_target_and_snaps() -> None:
+    xy = (0.0, 0.0)
+    path = []
+    for _ in range(40):
+        xy = qg.ease_toward(xy, (100.0, 0.0), qg.TOKEN_EASE)
+        path.append(xy[0])
+    assert 0 < path[0] < path[1] < 100.0  # it glides
+    assert path[-1] == 100.0  # and lands exactly
+
+
+# ---- the graphs panel -----------------------------------------------------------------------------
+
+
+def test_bandwidth_curve_is_the_differenced_series(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    for snap in frames[:12]:
+        graphs.render(snap)
+    snap = frames[11]
+    col = snap.series_columns.index("acked_bytes")
+    t = np.concatenate([[0], snap.series[:, 0]])
+    acked = np.concatenate([[0], snap.series[:, col]])
+    expected = np.diff(acked) * 8 / (np.diff(t) / 1e9) / 1e6
+    x, y = graphs.bandwidth_curve.getData()
+    assert y.tolist() == pytest.approx(expected.tolist())
+    assert x.tolist() == pytest.approx((t / 1e9).tolist())
+    assert 50 < y.mean() < 100  # the 2007 story's tens of Mbit/s
+
+
+def test_thread_and_cpu_shares_come_from_the_interval(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    snap = frames[5]
+    graphs.render(snap)
+    col = {c: i for i, c in enumerate(snap.series_columns)}
+    dt = np.diff(np.concatenate([[0], snap.series[:, 0]]))
+    for name, curve in graphs.thread_curves.items():
+        exec_ns = np.diff(np.concatenate([[0], snap.series[:, col[f"{name}_exec_ns"]]]))
+        assert curve.getData()[1].tolist() == pytest.approx((exec_ns * 100 / dt).tolist())
+    assert set(graphs.thread_curves) == {"iperf-data", "iperf-reporter"}
+    levels = graphs.cpu_strips[0].levels  # one CPU: hardirq, softirq, user stacked from 0; top at 1
+    hard = np.diff(np.concatenate([[0], snap.series[:, col["cpu0_hardirq_ns"]]])) / dt
+    assert levels[1].tolist() == pytest.approx(hard.tolist())
+    assert levels[-1].tolist() == [1.0] * len(dt)
+    assert (np.diff(levels, axis=0) >= 0).all()
+
+
+def test_no_qdisc_means_no_dequeue_graphs(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    graphs.render(frames[3])
+    assert graphs.plots["dequeues"].scene() is None
+    assert graphs.plots["fairness"].scene() is None
+    assert graphs.plots["bandwidth"].scene() is not None
+
+
+def test_a_short_panel_shows_one_row_of_the_key_graphs(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    assert [c[0] for c in gp.grid_cells(True, True)] == ["dequeues", "fairness", "bandwidth"]
+    assert [c[0] for c in gp.grid_cells(False, False)] == ["bandwidth", "threads", "cpus"]
+    graphs.render(with_qdisc(frames[3]))
+    assert graphs.plots["threads"].scene() is not None  # 1000 × 520: two rows, five graphs
+    graphs.resize(1000, gp.ONE_ROW_BELOW_PX - 100)
+    shown = {name for name, plot in graphs.plots.items() if plot.scene() is not None}
+    assert shown == {"dequeues", "fairness", "bandwidth"}
+    graphs.resize(1000, 520)
+    assert all(plot.scene() is not None for plot in graphs.plots.values())
+
+
+def test_a_toggle_gets_one_marker_on_every_time_graph(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    for snap in frames[:20]:
+        graphs.render(snap)
+    assert all(not markers_on(graphs.plots[n]) for n in gp.TIME_PLOTS)  # nothing toggled before 2 s
+    for snap in frames[20:]:
+        graphs.render(snap)
+        graphs.render(snap)  # the same frame twice: still one marker
+    assert frames[-1].toggles == ((TOGGLE_AT_NS, "sched.compat_yield", 1),)
+    for name in ("bandwidth", "threads", "cpus"):
+        (line,) = markers_on(graphs.plots[name])
+        assert line.value() == pytest.approx(2.0)
+        assert line.label.toPlainText() == "compat_yield=1"
+        assert len(graphs.markers[name].lines) == 1  # created once, kept
+    graphs.reset()
+    assert all(not markers_on(graphs.plots[n]) for n in gp.TIME_PLOTS)
+
+
+def test_markers_come_from_a_pool_not_one_per_frame(graphs: GraphsPanel) -> None:
+    sim = Simulation(load_scenario("cfs-yield-2007"), sample_ns=SAMPLE_NS)
+    for i in range(15):
+        if i in (5, 10):
+            sim.apply(SetTunable("sched.compat_yield", int(i == 5)))
+        graphs.render(sim.advance(SAMPLE_NS))
+    labels = graphs.markers["threads"].labels()
+    assert labels == [(pytest.approx(0.5), "compat_yield=1"), (pytest.approx(1.0), "compat_yield=0")]
+    assert len(graphs.markers["threads"].lines) == 2  # the first marker was not drawn again
+    assert len(markers_on(graphs.plots["threads"])) == 2
+
+
+def test_y_axis_only_grows_until_reset(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    tops = []
+    for snap in frames:
+        graphs.render(snap)
+        tops.append(graphs.plots["bandwidth"].viewRange()[1][1])
+    assert tops == sorted(tops) and tops[-1] > 60
+    assert tops[-1] == pytest.approx(gp.HEADROOM * 100.0)  # 94 Mbit/s → axis top 100, + label room
+    graphs.reset()
+    assert graphs.plots["bandwidth"].viewRange()[1][1] < 2
+
+
+def test_window_slides_with_the_samples(graphs: GraphsPanel) -> None:
+    sim = Simulation(load_scenario("cfs-yield-2007"), sample_ns=SAMPLE_NS)
+    graphs.set_window_s(1.0)
+    graphs.render(sim.advance(3 * 1_000_000_000))
+    lo, hi = graphs.plots["bandwidth"].viewRange()[0]
+    assert (lo, hi) == pytest.approx((2.1, 3.1))  # the last second, and one interval of room
+    x, _y = graphs.bandwidth_curve.getData()
+    assert x[0] == pytest.approx(2.0) and len(x) == 11  # only the window's rows were converted
+
+
+def test_dequeue_bars_are_the_per_cpu_counts(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    for snap in frames[18:25]:
+        graphs.render(with_qdisc(snap))
+    snap = with_qdisc(frames[24])
+    assert graphs.plots["dequeues"].scene() is not None
+    assert graphs.bars.opts["height"].tolist() == list(snap.qdisc.per_cpu_dequeued)
+    title = graphs.plots["dequeues"].titleLabel.text
+    assert f"Jain {snap.qdisc.fairness_jain:.2f}" in title
+    (label,) = graphs.bar_ticks.labels()  # the toggle, marked across the bars
+    assert label == "compat_yield=1"
+    each, since = graphs.fairness_curves
+    assert each.getData()[1].tolist() == pytest.approx([jain_index([47, 1, 1, 51])] * len(snap.series))
+    assert since.getData()[1][-1] == pytest.approx(snap.qdisc.fairness_jain)
+
+
+def test_the_2011_story_fills_both_panels(
+    graphs: GraphsPanel, qdisc_panel: QdiscPanel, tmp_path: Path
+) -> None:
+    sim = Simulation(load_scenario("qdisc-fairness-2011"), sample_ns=SAMPLE_NS)
+    for i in range(6):
+        if i == 3:
+            sim.apply(SetTunable("qdisc.exit_rule", "quota"))
+        snap = sim.advance(SAMPLE_NS)
+        graphs.render(snap)
+        qdisc_panel.render(snap)
+    assert snap.qdisc is not None
+    assert graphs.plots["dequeues"].scene() is not None
+    assert graphs.bars.opts["height"].tolist() == list(snap.qdisc.per_cpu_dequeued)
+    assert graphs.bar_ticks.labels() == ["exit_rule=quota"]
+    assert graphs.markers["fairness"].labels() == [(pytest.approx(0.3), "exit_rule=quota")]
+    assert set(graphs.thread_curves) == {t.name for t in snap.tasks}
+    assert len(graphs.cpu_strips) == len(snap.cpus) == 4
+    assert qdisc_panel.qdisc is snap.qdisc
+    assert_painted(graphs, tmp_path / "graphs_2011.png")
+    assert_painted(qdisc_panel, tmp_path / "qdisc_2011.png")
+
+
+def test_graphs_paint_and_forward_qwidget_render(
+    graphs: GraphsPanel, frames: list[Snapshot], tmp_path: Path
+) -> None:
+    for snap in frames:
+        graphs.render(with_qdisc(snap))
+    assert_painted(graphs, tmp_path / "graphs.png")
+    image = QImage(graphs.size(), QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    graphs.render(painter, QPoint(0, 0))  # the SVG export path reaches QWidget.render
+    painter.end()
+    assert image.pixel(image.width() // 2, image.height() // 2) is not None
+
+
+# ---- the qdisc panel ------------------------------------------------------------------------------
+
+
+def test_qdisc_placeholder_without_a_qdisc(
+    qdisc_panel: QdiscPanel, frames: list[Snapshot], tmp_path: Path
+) -> None:
+    qdisc_panel.render(frames[0])
+    assert qdisc_panel.qdisc is None and qdisc_panel.token_xy is None
+    assert "2011" in PLACEHOLDER
+    assert_painted(qdisc_panel, tmp_path / "qdisc_none.png")
+
+
+def test_running_token_glides_to_the_new_dequeuer(qdisc_panel: QdiscPanel, frames: list[Snapshot]) -> None:
+    qdisc_panel.render(dataclasses.replace(frames[0], qdisc=fake_qdisc(dequeuer=3)))
+    lay = qg.qdisc_layout(qdisc_panel.width(), qdisc_panel.height(), 4, 3)
+    at_cpu3, at_cpu0 = qg.token_target(lay, 3), qg.token_target(lay, 0)
+    assert qdisc_panel.token_xy == at_cpu3  # first frame: no glide from nowhere
+    handed_off = dataclasses.replace(frames[1], qdisc=fake_qdisc(dequeuer=0))
+    qdisc_panel.render(handed_off)
+    assert at_cpu0[1] < qdisc_panel.token_xy[1] < at_cpu3[1]  # on its way up
+    for _ in range(40):
+        qdisc_panel.render(handed_off)
+    assert qdisc_panel.token_xy == at_cpu0
+    qdisc_panel.reset()
+    assert qdisc_panel.qdisc is None and qdisc_panel.token_xy is None
+
+
+@pytest.mark.parametrize("size", [(1000, 560), (640, 360)])
+def test_qdisc_panel_paints(
+    qdisc_panel: QdiscPanel, frames: list[Snapshot], tmp_path: Path, size: tuple[int, int]
+) -> None:
+    qdisc_panel.resize(*size)
+    qdisc_panel.render(dataclasses.replace(frames[0], qdisc=fake_qdisc(stopped=True)))
+    assert_painted(qdisc_panel, tmp_path / "qdisc.png")
+    image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    qdisc_panel.render(painter, QPoint(0, 0))  # the SVG export path reaches QWidget.render
+    painter.end()
