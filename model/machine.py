@@ -425,23 +425,32 @@ class Machine:
         """The spinner yields for real now (its budget ran out, or something happened on its CPU)."""
         task = cpu.curr
         assert task is not None and task.spin is not None
-        self._account(cpu)
-        task.yields += 1
-        task.spin_phase_ns = 0
-        if not self._sys_yield(cpu):
-            return
-        spin: Spin = task.spin
-        if spin.until():
-            self._end_spin(task)
-            self._step(cpu)
-            return
-        period = max(spin.iter_ns + self.syscall_ns, 1)
-        budget = self.policy.yield_noop_budget_ns(cpu.index, self.q.now_ns)
-        if budget is None:
-            self._open_seg(cpu, SEG_SPIN)  # no pending end: the next event on this CPU yields again
-            return
-        yields = max(1, -(-budget // period))
-        self._post_seg(cpu, SEG_SPIN_YIELD, self.q.now_ns + yields * period)
+        q = self.q
+        while True:
+            self._account(cpu)
+            task.yields += 1
+            task.spin_phase_ns = 0
+            if not self._sys_yield(cpu):
+                return
+            spin: Spin = task.spin
+            if spin.until():
+                self._end_spin(task)
+                self._step(cpu)
+                return
+            period = max(spin.iter_ns + self.syscall_ns, 1)
+            budget = self.policy.yield_noop_budget_ns(cpu.index, q.now_ns)
+            if budget is None:
+                self._open_seg(cpu, SEG_SPIN)  # no pending end: the next event on this CPU yields again
+                return
+            end = q.now_ns + max(1, -(-budget // period)) * period
+            nxt = q.next_time()
+            if nxt is not None and nxt <= end:
+                self._post_seg(cpu, SEG_SPIN_YIELD, end)
+                return
+            # Nothing else can happen before that yield: take it without a round trip through the queue.
+            cpu.seg, cpu.seg_start_ns = SEG_SPIN_YIELD, q.now_ns
+            cpu.gen += 1
+            q.now_ns = end
 
     def _end_spin(self, task: Task) -> None:
         spin = task.spin
