@@ -114,6 +114,8 @@ class TxPath:
         self._irq_jitter = rng.standard_normal(4096) * costs.jitter  # per NIC interrupt
         self._irq_jitter_i = 0
         self.rng = rng
+        self._base_contended = costs.deq_ns + max(costs.drv_ns, costs.lock_ns + costs.enq_ns) + costs.lock_ns
+        self._base_alone = costs.deq_ns + costs.drv_ns
         ncpus = len(machine.cpus)
         self.senders: dict[int, Sender] = {}
         self.owners = [PatternFifo() for _ in range(qdisc.bands)]
@@ -259,11 +261,7 @@ class TxPath:
 
     def _cycle(self) -> int:
         """One packet of the dequeuer's loop; with contenders the root lock bounces to an enqueuer."""
-        k = self.costs
-        if self.fifo:
-            base = k.deq_ns + max(k.drv_ns, k.lock_ns + k.enq_ns) + k.lock_ns
-        else:
-            base = k.deq_ns + k.drv_ns
+        base = self._base_contended if self.fifo else self._base_alone
         return max(1, round(base * self.factor))
 
     def _settle(self) -> None:
@@ -291,25 +289,27 @@ class TxPath:
         self.m.q.push(self.t_step + n * c, PRIO_TASK, self._on_step, (self.step_gen, n))
 
     def _packets_to_next_point(self, c: int) -> int:
-        if self.per_packet:
+        if self.per_packet or self.m.cpus[self.d].need_resched:
             return 1
         n = self.q.limit  # a stretch never holds more than a band: bulk == one by one
         if self.nic.kind == "nic":
-            n = min(n, max(1, self.nic.ring - self.ring.qlen - self.nic.stop_free + 1))
-        if not self.fifo:
-            n = min(n, max(1, self.q.qlen))
+            k = self.nic.ring - self.ring.qlen - self.nic.stop_free + 1
+            n = k if k < n else n
+        fifo = self.fifo
+        if not fifo:
+            n = self.q.qlen if self.q.qlen < n else n
         if self.exit_rule == "quota":
-            n = min(n, max(1, self.quota_left))
-        if self.m.cpus[self.d].need_resched:
-            return 1
-        if self.exit_rule == "time":
-            boundary = (self.start_jiffy + 1) * self.m.tick_ns
-            n = min(n, max(1, -(-(boundary - self.t_step) // c)))
-        m = len(self.fifo)
-        for pos, cpu in enumerate(self.fifo):
-            room = self.senders[cpu].wmem_pkts - self.senders[cpu].inflight
-            n = min(n, pos + 1 + max(room - 1, 0) * m)
-        return max(1, n)
+            n = self.quota_left if self.quota_left < n else n
+        else:
+            k = -(-((self.start_jiffy + 1) * self.m.tick_ns - self.t_step) // c)
+            n = k if k < n else n
+        m = len(fifo)
+        senders = self.senders
+        for pos, cpu in enumerate(fifo):
+            s = senders[cpu]
+            k = pos + 1 + (s.wmem_pkts - s.inflight - 1) * m  # its enqueue that fills its send buffer
+            n = k if k < n else n
+        return n if n > 1 else 1
 
     def _on_step(self, arg: tuple[int, int]) -> None:
         gen, n = arg
@@ -333,18 +333,23 @@ class TxPath:
             m = len(fifo)
             shares: dict[int, int] = {}
             pattern_counts(fifo, 0, n, shares)
-            for cpu in fifo:  # SIMPLIFICATION: bands are filled per sender; exact for one band
-                s = self.senders[cpu]
-                accepted, dropped = q.enqueue(cpu, s.band, shares.get(cpu, 0))
-                s.inflight += accepted
-                s.enqueued += accepted
-                s.dropped += dropped
-            band = self.senders[fifo[0]].band
-            if all(self.senders[c].band == band for c in fifo):
+            senders = self.senders
+            band = senders[fifo[0]].band
+            if all(senders[c].band == band for c in fifo) and q.band_qlen(band) + n <= q.limit:
+                # One band with room: the turns' packets go in as one interleaved run.
+                q.enqueue(fifo[0], band, n)
                 self.owners[band].push(fifo, 0, n)
-            else:
+                for cpu, share in shares.items():
+                    senders[cpu].inflight += share
+                    senders[cpu].enqueued += share
+            else:  # SIMPLIFICATION: with several bands or drops, bands are filled sender by sender
                 for cpu in fifo:
-                    self.owners[self.senders[cpu].band].push((cpu,), 0, shares.get(cpu, 0))
+                    s = senders[cpu]
+                    accepted, dropped = q.enqueue(cpu, s.band, shares.get(cpu, 0))
+                    self.owners[s.band].push((cpu,), 0, accepted)
+                    s.inflight += accepted
+                    s.enqueued += accepted
+                    s.dropped += dropped
             self.fifo.rotate(-(n % m))
             for cpu in fifo:
                 if self.senders[cpu].inflight >= self.senders[cpu].wmem_pkts:
