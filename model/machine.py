@@ -164,7 +164,7 @@ class Machine:
                 self._account(cpu)
         return finished
 
-    def _record(
+    def record(
         self,
         cpu: int,
         kind: str,
@@ -174,6 +174,7 @@ class Machine:
         dur_ns: int = 0,
         t_ns: int = -1,
     ) -> None:
+        """Append a trace record (at ``t_ns``, default now); without a full trace, only recent ones stay."""
         trace = self.trace
         trace.append(TraceRecord(self.q.now_ns if t_ns < 0 else t_ns, cpu, kind, tid, prev_tid, info, dur_ns))
         if not self.full_trace and len(trace) > TRACE_LIMIT:
@@ -366,7 +367,7 @@ class Machine:
         cpu.curr = nxt
         cpu.switches += 1
         if self.tracing:
-            self._record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
+            self.record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
         if nxt is None:
             cpu.seg = SEG_NONE
             return False
@@ -398,7 +399,7 @@ class Machine:
         self.policy.update_curr(cpu.index, now)
         where = self.policy.yield_task(cpu.index, now)
         if self.tracing:
-            self._record(cpu.index, "yield", task.tid, info=where)
+            self.record(cpu.index, "yield", task.tid, info=where)
         return self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
 
     def _spin_resume(self, cpu: Cpu) -> None:
@@ -506,7 +507,7 @@ class Machine:
         policy.enqueue(task, target, now, True)
         cpu = self.cpus[target]
         if self.tracing:
-            self._record(target, "wake", task.tid)
+            self.record(target, "wake", task.tid)
         if cpu.curr is None:
             self._kick(cpu)
         elif policy.check_preempt_wakeup(target, task, now):
@@ -586,7 +587,7 @@ class Machine:
         cpu.hardirq_until_ns = start + hardirq_ns
         cpu.irq_until_ns = start + hardirq_ns + softirq_ns
         if self.tracing:
-            self._record(
+            self.record(
                 cpu_index,
                 "irq",
                 0,

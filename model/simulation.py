@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from model.actions import Program
 from model.events import PRIO_SAMPLE
-from model.machine import Cpu, Machine, Seg, TraceRecord
+from model.machine import SPINNING, Cpu, Machine, TraceRecord
 from model.metrics import Series, jain_index
 from model.net.prio import PrioQdisc
 from model.net.rx import NicRx, RxConfig, RxSocket
@@ -299,7 +299,7 @@ class Simulation:
             self.txpath.set_exit_rule(self.txpath.exit_rule, int(command.value))
         self.tunables[command.key] = command.value
         self.toggles.append((self.now_ns, command.key, command.value))
-        self.machine._record(0, "command", 0, info=f"{command.key}={command.value}")
+        self.machine.record(0, "command", 0, info=f"{command.key}={command.value}")
 
     def snapshot(self) -> Snapshot:
         m = self.machine
@@ -331,7 +331,7 @@ class Simulation:
                 t.nivcsw,
                 t.spin is not None
                 and t.state == TaskState.RUNNING
-                and m.cpus[t.cpu].seg in (Seg.SPIN, Seg.SPIN_YIELD),
+                and m.cpus[t.cpu].seg in SPINNING,
             )
             for t in m.tasks
         )

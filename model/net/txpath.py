@@ -402,7 +402,7 @@ class TxPath:
         self.c.exit_reasons[reason] += 1
         if self.m.tracing:
             info = f"{self.k_tenure} pkts, {reason}"
-            self.m._record(old, "tenure", 0, info=info, dur_ns=now - self.t_tenure, t_ns=self.t_tenure)
+            self.m.record(old, "tenure", 0, info=info, dur_ns=now - self.t_tenure, t_ns=self.t_tenure)
         self.step_gen += 1
         self.d = -1
         s_old = self.senders.get(old)
