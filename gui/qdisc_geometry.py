@@ -143,7 +143,7 @@ def qdisc_layout(width: float, height: float, ncpus: int, nbands: int) -> QdiscL
     device = (width * (0.875 if compact else 0.85), top, width * (0.125 if compact else 0.15) - pad, body_h)
     counters = (pad, height - footer_h, width * 0.58, footer_h - pad)
     reasons = (width * 0.62, height - footer_h, width * 0.38 - pad, footer_h - pad)
-    park = (locks[0] + locks[2] - 24.0, top + 40.0)
+    park = (locks[0] + locks[2] - 22.0, locks[1] + 38.0)  # inside the RUNNING slot, right of "free"
     return QdiscLayout(
         (pad, 0.0, width - 2 * pad, header_h), cpus, locks, bands, device, counters, reasons, park, footer
     )
