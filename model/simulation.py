@@ -416,6 +416,7 @@ class Simulation:
                 "backlog": st.backlog,
                 "bands": [{"sent": b.sent, "dropped": b.dropped, "backlog": b.backlog} for b in st.bands],
                 "per_cpu_dequeued": list(tx.c.per_cpu_dequeued),
+                "per_cpu_runs": list(tx.c.per_cpu_runs),
                 "runs": tx.c.runs,
                 "exit_reasons": dict(tx.c.exit_reasons),
             },

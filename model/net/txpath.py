@@ -127,7 +127,6 @@ class TxPath:
         self.requeued_in_stop = False
         self.fifo: deque[int] = deque()  # busylock order of contended senders
         self.d = -1  # the CPU holding RUNNING
-        self.d_softirq = False
         self.t_step = 0
         self.t_tenure = 0
         self.k_tenure = 0
@@ -234,7 +233,7 @@ class TxPath:
             self._to_user(s, now, self.costs.enq_ns)
             return
         s.state = DEQUEUE
-        self._start_tenure(s.cpu, now + self.costs.enq_ns, softirq=False)
+        self._start_tenure(s.cpu, now + self.costs.enq_ns)
 
     def _enqueue(self, cpu: int, n: int) -> None:
         s = self.senders[cpu]
@@ -246,9 +245,9 @@ class TxPath:
 
     # ---- the dequeuer's tenure -------------------------------------------------------------------
 
-    def _start_tenure(self, cpu: int, t_start: int, softirq: bool) -> None:
+    def _start_tenure(self, cpu: int, t_start: int) -> None:
+        """``cpu`` sets RUNNING at ``t_start`` (from its own dev_queue_xmit, or from NET_TX in softirq)."""
         self.d = cpu
-        self.d_softirq = softirq
         self.t_step = self.t_tenure = t_start
         self.k_tenure = 0
         self.start_jiffy = t_start // self.m.tick_ns
@@ -423,11 +422,11 @@ class TxPath:
             self._enqueue(head, 1)
             self.senders[head].state = DEQUEUE
             self._return_from_tenure(s_old, now)
-            self._start_tenure(head, now + self.costs.lock_ns + self.costs.enq_ns, softirq=False)
+            self._start_tenure(head, now + self.costs.lock_ns + self.costs.enq_ns)
             return
         elif reason != "empty":
             # Nobody waits: the exiting CPU's own NET_TX softirq takes the root lock and the role again.
-            self._start_tenure(old, now + self.costs.lock_ns, softirq=True)
+            self._start_tenure(old, now + self.costs.lock_ns)
             return
         self._return_from_tenure(s_old, now)
         if old in self.pending_clean:
@@ -544,13 +543,13 @@ class TxPath:
             s.gen += 1
             self._enqueue(s.cpu, 1)
             s.state = DEQUEUE
-            self._start_tenure(s.cpu, self.m.now_ns + k.enq_ns, softirq=False)
+            self._start_tenure(s.cpu, self.m.now_ns + k.enq_ns)
             return
         s_irq = self.senders.get(cpu)
         if s_irq is not None and s_irq.state == USER:
             s_irq.frozen_left_ns = k.user_ns  # SIMPLIFICATION: it restarts its packet afterwards
             s_irq.gen += 1
-        self._start_tenure(cpu, self.m.now_ns + k.lock_ns, softirq=True)
+        self._start_tenure(cpu, self.m.now_ns + k.lock_ns)
 
     # ---- live settings and what the rest of the model reads ----------------------------------------
 
