@@ -13,24 +13,26 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from model.actions import Program
 from model.events import PRIO_SAMPLE
-from model.machine import SPINNING, Cpu, Machine, TraceRecord
+from model.machine import Machine
 from model.metrics import Series, jain_index
 from model.net.prio import PrioQdisc
 from model.net.rx import NicRx, RxConfig, RxSocket
 from model.net.tcp import ETH_OVERHEAD_BYTES, LinkConfig, LinkDevice, TcpSendSocket
 from model.net.txpath import NicConfig, TxCosts, TxPath
-from model.net.view import BandView, QdiscView
+from model.net.view import QdiscView, qdisc_view
 from model.scenario import Scenario, ScenarioError, TaskSpec
 from model.sched import make_policy
-from model.sched.base import NSEC_PER_SEC, RunqueueView
-from model.task import Task, TaskState
+from model.sched.base import NSEC_PER_SEC
+from model.snapshot import CpuView, Snapshot, TaskView, cpu_views, task_views
+from model.task import Task
 from model.workloads.generic import spawn_tasks
 from model.workloads.iperf import Iperf, IperfServer
 from model.workloads.sender import sender_program
+
+__all__ = ["LIVE_KEYS", "CpuView", "SetTunable", "Simulation", "Snapshot", "TaskView"]
 
 DEFAULT_SAMPLE_NS = 100_000_000
 
@@ -48,55 +50,6 @@ class SetTunable:
 
     key: str
     value: int | str
-
-
-@dataclass(frozen=True, slots=True)
-class CpuView:
-    index: int
-    curr_tid: int  # 0 when idle
-    state: str  # "idle", "task", "hardirq", "softirq"
-    need_resched: bool
-    task_ns: int
-    hardirq_ns: int
-    softirq_ns: int
-    switches: int
-
-
-@dataclass(frozen=True, slots=True)
-class TaskView:
-    tid: int
-    name: str
-    role: str
-    state: str  # "running", "runnable", "sleeping", "dead"
-    cpu: int
-    nice: int
-    exec_ns: int
-    yields: int
-    nvcsw: int
-    nivcsw: int
-    spinning: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    t_ns: int
-    cpu_curr: NDArray[np.int64]  # per CPU: tid of the running task, 0 when idle
-    cpus: tuple[CpuView, ...]
-    tasks: tuple[TaskView, ...]
-    runqueues: tuple[RunqueueView, ...]
-    events: tuple[TraceRecord, ...]  # since the previous snapshot
-    series_columns: tuple[str, ...]
-    series: NDArray[np.int64]  # rows of cumulative counters (see model.metrics.Series)
-    toggles: tuple[tuple[int, str, int | str], ...]  # (t_ns, key, value) of every live command
-    acked_bytes: int
-    events_dispatched: int
-    qdisc: QdiscView | None = None  # the transmit path, when the scenario has one
-
-
-def _cpu_state(cpu: Cpu, now_ns: int) -> str:
-    if cpu.irq_until_ns > now_ns:
-        return "hardirq" if cpu.hardirq_until_ns > now_ns else "softirq"
-    return "task" if cpu.curr is not None else "idle"
 
 
 class Simulation:
@@ -304,37 +257,8 @@ class Simulation:
     def snapshot(self) -> Snapshot:
         m = self.machine
         now = m.now_ns
-        cpus = tuple(
-            CpuView(
-                c.index,
-                c.curr.tid if c.curr else 0,
-                _cpu_state(c, now),
-                c.need_resched,
-                c.task_ns,
-                c.hardirq_ns,
-                c.softirq_ns,
-                c.switches,
-            )
-            for c in m.cpus
-        )
-        tasks = tuple(
-            TaskView(
-                t.tid,
-                t.name,
-                t.role,
-                t.state.name.lower(),
-                t.cpu,
-                t.nice,
-                t.exec_ns,
-                t.yields,
-                t.nvcsw,
-                t.nivcsw,
-                t.spin is not None
-                and t.state == TaskState.RUNNING
-                and m.cpus[t.cpu].seg in SPINNING,
-            )
-            for t in m.tasks
-        )
+        cpus = cpu_views(m)
+        tasks = task_views(m)
         trace = m.trace
         events = tuple(trace[self._trace_read :])
         if m.full_trace:
@@ -424,41 +348,9 @@ class Simulation:
         }
 
     def qdisc_view(self) -> QdiscView | None:
-        tx, q = self.txpath, self.qdisc
-        if tx is None or q is None:
+        if self.txpath is None or self.qdisc is None:
             return None
-        st = q.stats()
-        bands = tuple(
-            BandView(b.band, b.backlog, q.limit, b.sent, b.dropped, tx.band_heads(b.band, 256))
-            for b in st.bands
-        )
-        enq = [0] * len(self.machine.cpus)
-        for cpu, s in tx.senders.items():
-            enq[cpu] = s.enqueued
-        return QdiscView(
-            kind=q.kind,
-            bands=bands,
-            enqueued=st.enqueued,
-            dequeued=st.dequeued,
-            dropped=st.dropped,
-            requeues=tx.c.requeues,
-            backlog=st.backlog,
-            per_cpu_dequeued=tuple(tx.c.per_cpu_dequeued),
-            per_cpu_enqueued=tuple(enq),
-            dequeuer_cpu=tx.d,
-            busylock_owner=tx.fifo[0] if tx.fifo else -1,
-            busylock_waiters=tx.busylock_waiters(),
-            root_lock_owner=tx.d,
-            exit_rule=tx.exit_rule,
-            weight_p=tx.weight_p,
-            runs=tx.c.runs,
-            exit_reasons=tuple(tx.c.exit_reasons.items()),
-            device=tx.nic.kind,
-            tx_ring_used=tx.ring.qlen,
-            tx_ring_size=tx.nic.ring if tx.nic.kind == "nic" else 0,
-            device_stopped=tx.stopped,
-            fairness_jain=jain_index(tx.c.per_cpu_dequeued),
-        )
+        return qdisc_view(self.txpath, self.qdisc, len(self.machine.cpus))
 
     def _rx_summary(self) -> dict[str, Any]:
         nic = self.nic_rx

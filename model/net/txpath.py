@@ -573,7 +573,8 @@ class TxPath:
         return self._completed(self.m.now_ns)
 
     def busylock_waiters(self) -> tuple[int, ...]:
-        return tuple(self.fifo)
+        """The CPUs spinning for busylock behind its holder (the head of the line), in arrival order."""
+        return tuple(self.fifo)[1:]
 
     def band_heads(self, band: int, max_packets: int) -> tuple[tuple[int, int], ...]:
         return self.owners[band].head(max_packets)
