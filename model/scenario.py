@@ -98,6 +98,11 @@ class XmitSpec:
     wake_ns: int = _spec(5_000, "a blocked sender woken by a TX completion, until it runs", 0, 10_000_000)
     clean_ns: int = _spec(100, "NAPI TX clean per descriptor", 0, 1_000_000)
     jitter: float = _spec(0.05, "relative spread of per-tenure costs (seeded RNG)", 0.0, 0.5)
+    busylock: str = _spec(
+        "saturated",
+        "contended senders: saturated (back on busylock in time) or timed (user_ns away after each enqueue)",
+        choices=("saturated", "timed"),
+    )
     sndbuf_pkts: int = _spec(54, "a sender's socket send buffer, in packets", 1, 100_000)
     tx_ring: int = _spec(512, "NIC TX ring descriptors", 16, 65_536)
     tx_stop_free: int = _spec(22, "the driver stops the queue below this many free descriptors", 1, 1024)

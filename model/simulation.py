@@ -162,7 +162,17 @@ class Simulation:
             NSEC_PER_SEC // net.itr_per_s,
             net.irq_cpus,
         )
-        costs = TxCosts(x.user_ns, x.enq_ns, x.deq_ns, x.drv_ns, x.lock_ns, x.wake_ns, x.clean_ns, x.jitter)
+        costs = TxCosts(
+            x.user_ns,
+            x.enq_ns,
+            x.deq_ns,
+            x.drv_ns,
+            x.lock_ns,
+            x.wake_ns,
+            x.clean_ns,
+            x.jitter,
+            x.busylock == "timed",
+        )
         self.txpath = TxPath(
             self.machine,
             self.qdisc,

@@ -85,3 +85,14 @@ def test_the_quota_evens_out_what_the_time_rule_skews_over_seeds(seed: int) -> N
     assert max(quota_counts) < 2 * min(quota_counts)
     assert jain_index(quota_counts) > jain_index(time_counts) + 0.2
     assert sum(quota_counts) == pytest.approx(sum(time_counts), rel=0.1)
+
+
+def test_timed_busylock_sends_served_senders_away_and_matches_the_reference() -> None:
+    base = {"xmit.busylock": "timed", "xmit.user_ns": 2000}
+    fast = run({**base, "qdisc.per_packet": False}, 5 * MS)
+    slow = run({**base, "qdisc.per_packet": True}, 5 * MS)
+    assert tenures(fast) == tenures(slow)
+    assert fast.summary()["qdisc"] == slow.summary()["qdisc"]
+    # With senders away between packets, tenures can run the queue dry: "empty" exits appear.
+    long = run(base, 50 * MS, trace="off")
+    assert long.summary()["qdisc"]["exit_reasons"]["empty"] > 0

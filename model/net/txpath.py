@@ -22,10 +22,11 @@ A tenure is computed in closed form up to the next point where something can cha
 jiffy, TX queue stop, a contender filling its send buffer, a sender arriving, a NIC interrupt,
 ``need_resched``); ``per_packet=True`` steps one packet at a time through the same rules.
 
-# SIMPLIFICATION: contended senders are saturating: after its enqueue a sender with send-buffer room
-# is back on ``busylock`` before its next turn. Costs are per-tenure constants (jittered per tenure
-# from the seeded RNG). The NIC's own interrupt and clean times are charged to the CPU but do not
-# shift the transmit path's timing.
+# SIMPLIFICATION (``busylock = "saturated"``, the default): contended senders are saturating: after
+# its enqueue a sender with send-buffer room is back on ``busylock`` before its next turn. With
+# ``busylock = "timed"`` each served sender is away for its ``user_ns`` instead (one event per turn).
+# Costs are per-tenure constants (jittered per tenure from the seeded RNG). The NIC's own interrupt
+# and clean times are charged to the CPU but do not shift the transmit path's timing.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class TxCosts:
     wake_ns: int  # a sender woken by a TX completion, until it runs again
     clean_ns: int  # NAPI TX clean per descriptor
     jitter: float  # relative spread of the per-tenure packet cycle
+    busylock_timed: bool = False  # each served sender spends user_ns away before it queues again
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +292,8 @@ class TxPath:
     def _packets_to_next_point(self, c: int) -> int:
         if self.per_packet or self.m.cpus[self.d].need_resched:
             return 1
+        if self.costs.busylock_timed and self.fifo:
+            return 1  # each served sender leaves the line: every turn is a point where it changes
         n = self.q.limit  # a stretch never holds more than a band: bulk == one by one
         if self.nic.kind == "nic":
             k = self.nic.ring - self.ring.qlen - self.nic.stop_free + 1
@@ -328,7 +332,12 @@ class TxPath:
         first = min(n, q.qlen)
         sent = self._dequeue(first)
         fifo = tuple(self.fifo)
-        if fifo:
+        if fifo and self.costs.busylock_timed:
+            # The busylock holder enqueues during the driver call, then goes back to user space.
+            head = self.fifo.popleft()
+            self._enqueue(head, 1)
+            self._to_user(self.senders[head], self.t_step, self.costs.enq_ns + self.costs.lock_ns)
+        elif fifo:
             m = len(fifo)
             shares: dict[int, int] = {}
             pattern_counts(fifo, 0, n, shares)
