@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.metrics import jain_index
 from model.scenario import load_scenario
@@ -96,3 +98,29 @@ def test_timed_busylock_sends_served_senders_away_and_matches_the_reference() ->
     # With senders away between packets, tenures can run the queue dry: "empty" exits appear.
     long = run(base, 50 * MS, trace="off")
     assert long.summary()["qdisc"]["exit_reasons"]["empty"] > 0
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    rule=st.sampled_from(["time", "quota"]),
+    device=st.sampled_from(["nic", "dummy"]),
+    busylock=st.sampled_from(["saturated", "timed"]),
+    user_ns=st.integers(100, 20_000),
+    weight_p=st.integers(1, 200),
+    sndbuf=st.integers(1, 3000),
+    irq=st.lists(st.integers(0, 3), min_size=1, max_size=3, unique=True),
+    seed=st.integers(0, 1000),
+)
+def test_random_settings_keep_the_books(
+    rule: str, device: str, busylock: str, user_ns: int, weight_p: int, sndbuf: int, irq: list[int], seed: int
+) -> None:
+    sets = {
+        "qdisc.exit_rule": rule, "net.device": device, "xmit.busylock": busylock, "xmit.user_ns": user_ns,
+        "qdisc.weight_p": weight_p, "xmit.sndbuf_pkts": sndbuf, "net.irq_cpus": irq,
+    }  # fmt: skip
+    sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides(sets), seed=seed, trace="full")
+    sim.advance(2 * MS)
+    q = sim.summary()["qdisc"]
+    assert q["enqueued"] == q["dequeued"] + q["dropped"] + q["backlog"]
+    spans = sorted((t, t + d) for t, _, d, _ in tenures(sim))
+    assert all(b[0] >= a[1] for a, b in itertools.pairwise(spans))

@@ -183,7 +183,7 @@ class TxPath:
         s.state = USER
         s.ready_ns = at_ns + extra_ns + self.costs.user_ns
         if not self.stopped:  # while the queue is stopped the loop runs in closed form (_settle_stopped)
-            self.m.q.push(s.ready_ns, PRIO_TASK, self._on_ready, (s, s.gen))
+            self.m.q.push(max(s.ready_ns, self.m.now_ns), PRIO_TASK, self._on_ready, (s, s.gen))
 
     def _settle_stopped(self) -> None:
         """The senders' loops while the TX queue was stopped: each attempt enqueues (or is dropped)
