@@ -266,8 +266,12 @@ class EevdfPolicy:
         """``cfs_rq->avg_vruntime`` and ``avg_load`` with curr added: (Σ w·(v - min_vruntime), Σ w)."""
         v0 = rq.min_vruntime
         keys = weights = 0
-        for task in rq.entities():
+        for task in rq.queued:
             se: EevdfEntity = task.se
+            keys += se.weight * (se.vruntime - v0)
+            weights += se.weight
+        if rq.curr is not None:
+            se = rq.curr.se
             keys += se.weight * (se.vruntime - v0)
             weights += se.weight
         return keys, weights
@@ -314,8 +318,13 @@ class EevdfPolicy:
         # RUN_TO_PARITY: "run a task until it either becomes non-eligible or until it gets a new slice".
         if protect and curr is not None and curr.se.vprot == curr.se.deadline:
             return curr
-        eligible = [t for t in rq.queued if self._eligible(rq, t.se, sums)]
-        best = min(eligible, key=_deadline, default=None)  # earliest deadline; the tree's order on ties
+        keys, load = sums
+        v0 = rq.min_vruntime
+        best = None  # the earliest eligible deadline; the tree's order (first queued) on ties
+        for t in rq.queued:
+            se = t.se
+            if keys >= (se.vruntime - v0) * load and (best is None or se.deadline < best.se.deadline):
+                best = t
         if curr is not None and (best is None or curr.se.deadline < best.se.deadline):
             best = curr  # entity_before(curr, best) is strict: a queued entity wins a tie
         if best is None:  # "EEVDF scheduling fail, picking leftmost"
