@@ -35,9 +35,6 @@ class Series:
         out.flags.writeable = False
         return out
 
-    def column(self, name: str) -> NDArray[np.int64]:
-        return self.view()[:, self.columns.index(name)]
-
 
 def per_interval(cumulative: NDArray[np.int64]) -> NDArray[np.int64]:
     """Differences between consecutive samples (the first sample counts from zero)."""

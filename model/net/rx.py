@@ -102,7 +102,6 @@ class RxSocket:
         self.unread_bytes = 0
         self.delivered_bytes = 0
         self.waitq = WaitQueue("sk_sleep")
-        self.on_read: list[object] = []
 
     def deliver(self, nbytes: int) -> None:
         self.unread_bytes += nbytes
