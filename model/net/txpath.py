@@ -430,7 +430,15 @@ class TxPath:
             head = self.fifo.popleft()
             self._enqueue(head, 1)
             self.senders[head].state = DEQUEUE
-            self._return_from_tenure(s_old, now)
+            if not self.costs.busylock_timed and s_old is not None and s_old.state == DEQUEUE:
+                # Saturated senders: the old dequeuer is back in the busylock line before its turn.
+                self._return_from_tenure(s_old, now)
+                if s_old.state == USER:
+                    s_old.gen += 1
+                    s_old.state = CONTEND
+                    self.fifo.append(old)
+            else:
+                self._return_from_tenure(s_old, now)
             self._start_tenure(head, now + self.costs.lock_ns + self.costs.enq_ns)
             return
         elif reason != "empty":
