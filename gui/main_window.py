@@ -134,6 +134,7 @@ class MainWindow(QMainWindow):
             "Graphs": self.graphs,
         }
         self.status_label = QLabel()
+        self._last_snapshot: Snapshot | None = None
         self._has_qdisc = False
         self._shape: tuple[int, bool] = (0, False)
         self._shown_once = False
@@ -161,6 +162,7 @@ class MainWindow(QMainWindow):
         self.middle.setDocumentMode(True)
         self.middle.setTabBarAutoHide(True)
         self.middle.addTab(self.runqueue, RUNQUEUE_TAB)
+        self.middle.currentChanged.connect(self._render_front_tab)
         tab_font = QFont(self.middle.tabBar().font())
         tab_font.setPointSize(12)
         self.middle.tabBar().setFont(tab_font)
@@ -248,9 +250,18 @@ class MainWindow(QMainWindow):
             self._has_qdisc = shape[1]
             self._show_qdisc_tab(shape[1])
             self._arrange_stage()
+        self._last_snapshot = snap
         for panel in self.panels.values():
-            panel.render(snap)
+            # A panel behind the other tab waits: it gets the latest snapshot when it comes to the front.
+            if cast(QWidget, panel).isVisibleTo(self):
+                panel.render(snap)
         self.time_controls.show_time(snap.t_ns, self.playback.limited)
+
+    def _render_front_tab(self, _index: int) -> None:
+        front = self.middle.currentWidget()
+        for panel in self.panels.values():
+            if self._last_snapshot is not None and cast(QWidget, panel) is front:
+                panel.render(self._last_snapshot)
 
     def _arrange_stage(self) -> None:
         self.stage.setSizes(stage_heights(self.cpu_lanes.sizeHint().height(), self._has_qdisc))
@@ -342,8 +353,12 @@ class MainWindow(QMainWindow):
         return targets
 
     def export_to(self, target: str, path: str) -> bool:
+        widget = self.export_targets()[target]
+        for panel in self.panels.values():
+            if self._last_snapshot is not None and cast(QWidget, panel) is widget:
+                panel.render(self._last_snapshot)  # a panel behind a tab may be frames behind
         try:
-            export_widget(self.export_targets()[target], path)
+            export_widget(widget, path)
         except ExportError as exc:
             self.show_error("Export failed", str(exc))
             return False

@@ -493,3 +493,16 @@ def test_void_calls_and_emits_do_not_use_up_none_or_true(qtbot) -> None:
     # Either PySide6 keeps its references (6.11, or 3.12+), or the guard made the singletons immortal.
     assert sys.getrefcount(None) > none_before - 1_000
     assert sys.getrefcount(True) > true_before - 1_000
+
+
+def test_the_panel_behind_a_tab_catches_up_when_brought_to_the_front(make_window, monkeypatch) -> None:
+    w = make_window("qdisc-fairness-2011")
+    w.show()
+    w.playback.play()
+    frames(w, 2)  # the qdisc tab comes to the front, the run queues go behind it
+    rendered: list[int] = []
+    monkeypatch.setattr(w.runqueue, "render", lambda snap: rendered.append(snap.t_ns))
+    last = frames(w, 3)
+    assert rendered == []  # hidden: no work per frame
+    w.middle.setCurrentWidget(w.runqueue)
+    assert rendered == [last.t_ns]  # shown: the latest snapshot at once
