@@ -122,6 +122,18 @@ def _print_human(s: dict[str, Any]) -> None:
             f"  cpu{i}  busy {c['busy'] * 100:5.1f} %  task {c['user'] * 100:5.1f} %  "
             f"hardirq {c['hardirq'] * 100:5.1f} %  softirq {c['softirq'] * 100:5.1f} %"
         )
+    q = s.get("qdisc")
+    if q:
+        counts = " / ".join(f"{n:,}" for n in q["per_cpu_dequeued"])
+        reasons = ", ".join(f"{k} {v:,}" for k, v in q["exit_reasons"].items() if v)
+        print(f"  dequeued per CPU {counts}  (Jain {s['fairness_jain']:.3f})")
+        print(f"  dequeuer tenures {q['runs']:,}: {reasons}")
+        print(f"  qdisc            enqueued {q['enqueued']:,}  dropped {q['dropped']:,}  ", end="")
+        print(f"backlog {q['backlog']:,}")
+    rx = s.get("rx")
+    if rx:
+        missed = rx["rx_missed"]
+        print(f"  NIC receive      {rx['interrupts']:,} interrupts, {missed:,} frames missed (ring full)")
 
 
 def _write_csv(sim: Simulation, path: Path) -> None:

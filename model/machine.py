@@ -154,6 +154,13 @@ class Machine:
     def watch(self, w: Watchable) -> None:
         w.on_change = self._watch_changed
 
+    def irq_ns(self, cpu: Cpu) -> tuple[int, int]:
+        """Hardirq and softirq time ``cpu`` has spent so far (an interrupt in progress counts up to now)."""
+        now = self.q.now_ns
+        left = max(cpu.irq_until_ns - now, 0)
+        hard_left = min(max(cpu.hardirq_until_ns - now, 0), left)
+        return cpu.hardirq_ns - hard_left, cpu.softirq_ns - (left - hard_left)
+
     # ---- running --------------------------------------------------------------------------------
 
     def run_until(self, t_end_ns: int, max_events: int | None = None) -> bool:

@@ -195,8 +195,8 @@ class Simulation:
         probes: dict[str, Any] = {"acked_bytes": self.acked_bytes}
         for cpu in self.machine.cpus:
             probes[f"cpu{cpu.index}_task_ns"] = lambda c=cpu: c.task_ns
-            probes[f"cpu{cpu.index}_hardirq_ns"] = lambda c=cpu: c.hardirq_ns
-            probes[f"cpu{cpu.index}_softirq_ns"] = lambda c=cpu: c.softirq_ns
+            probes[f"cpu{cpu.index}_hardirq_ns"] = lambda c=cpu: self.machine.irq_ns(c)[0]
+            probes[f"cpu{cpu.index}_softirq_ns"] = lambda c=cpu: self.machine.irq_ns(c)[1]
         for task in self.machine.tasks:
             probes[f"{task.name}_exec_ns"] = lambda t=task: t.exec_ns
             probes[f"{task.name}_yields"] = lambda t=task: t.yields
@@ -310,15 +310,17 @@ class Simulation:
             }
             for t in m.tasks
         }
-        cpus = [
-            {
-                "busy": (c.task_ns + c.hardirq_ns + c.softirq_ns) / duration_ns,
-                "user": c.task_ns / duration_ns,
-                "hardirq": c.hardirq_ns / duration_ns,
-                "softirq": c.softirq_ns / duration_ns,
-            }
-            for c in m.cpus
-        ]
+        cpus = []
+        for c in m.cpus:
+            hard, soft = m.irq_ns(c)
+            cpus.append(
+                {
+                    "busy": (c.task_ns + hard + soft) / duration_ns,
+                    "user": c.task_ns / duration_ns,
+                    "hardirq": hard / duration_ns,
+                    "softirq": soft / duration_ns,
+                }
+            )
         settings = self.scenario.settings()
         settings.update(self.tunables)
         return {

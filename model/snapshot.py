@@ -75,8 +75,7 @@ def cpu_views(m: Machine) -> tuple[CpuView, ...]:
             _cpu_state(c, now),
             c.need_resched,
             c.task_ns,
-            c.hardirq_ns,
-            c.softirq_ns,
+            *m.irq_ns(c),
             c.switches,
         )
         for c in m.cpus

@@ -93,3 +93,11 @@ class TestStory2009:
         assert s["rx"]["rx_missed"] > 0
         assert s["rx"]["sender_losses"] == s["rx"]["rx_missed"]
         assert s["rx"]["sender_cwnd"] < 2 * 256  # halved at each overflow instead of growing on
+
+
+@pytest.mark.parametrize("duration_s", [0.0501, 0.333, 0.5])
+def test_cpu_time_never_exceeds_the_run_even_mid_interrupt(duration_s: float) -> None:
+    s = run("bfs-saturated-2009", duration_s)
+    for cpu in s["cpus"]:
+        assert cpu["busy"] <= 1.0 + 1e-9
+        assert cpu["hardirq"] + cpu["softirq"] + cpu["user"] == pytest.approx(cpu["busy"])
