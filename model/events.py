@@ -22,13 +22,14 @@ Handler = Callable[[Any], None]
 
 
 class EventQueue:
-    __slots__ = ("_heap", "_seq", "dispatched", "now_ns")
+    __slots__ = ("_heap", "_seq", "dispatched", "horizon_ns", "now_ns")
 
     def __init__(self) -> None:
         self._heap: list[tuple[int, int, int, Handler, Any]] = []
         self._seq = 0
         self.now_ns = 0
         self.dispatched = 0
+        self.horizon_ns = 0  # the end of the run in progress: nothing may move the clock past it
 
     def push(self, t_ns: int, prio: int, handler: Handler, arg: Any = None) -> None:
         if t_ns < self.now_ns:
@@ -46,6 +47,7 @@ class EventQueue:
         """
         heap = self._heap
         pop = heapq.heappop
+        self.horizon_ns = t_end_ns
         budget = -1 if max_events is None else max_events
         while heap and heap[0][0] <= t_end_ns:
             if budget == 0:

@@ -452,7 +452,7 @@ class Machine:
                 return
             end = q.now_ns + max(1, -(-budget // period)) * period
             nxt = q.next_time()
-            if nxt is not None and nxt <= end:
+            if (nxt is not None and nxt <= end) or end > q.horizon_ns:
                 self._post_seg(cpu, SEG_SPIN_YIELD, end)
                 return
             # Nothing else can happen before that yield: take it without a round trip through the queue.
