@@ -119,6 +119,7 @@ class Machine:
         self._spinners: dict[Watchable, list[Task]] = {}
         self._irq_exiting: Cpu | None = None
         self._depth = 0
+        self._segment_end = self._on_segment_end  # bound once: it is posted for every segment
 
     @property
     def now_ns(self) -> int:
@@ -190,8 +191,9 @@ class Machine:
     def _post_seg(self, cpu: Cpu, seg: int, end_ns: int) -> None:
         cpu.gen += 1
         cpu.seg = seg
-        cpu.seg_start_ns = self.q.now_ns
-        self.q.push(end_ns, PRIO_TASK, self._on_segment_end, (cpu, cpu.gen))
+        q = self.q
+        cpu.seg_start_ns = q.now_ns
+        q.push(end_ns, PRIO_TASK, self._segment_end, (cpu, cpu.gen))
 
     def _open_seg(self, cpu: Cpu, seg: int) -> None:
         """Start a segment with no end event: only something happening on the CPU ends it."""
