@@ -67,11 +67,16 @@ class Spin:
 
 
 @dataclass(eq=False)
-class CondVar:
-    """A POSIX condition variable: ``Signal`` wakes one waiter and is lost if nobody waits."""
+class WaitQueue:
+    """A kernel wait queue (a socket's, a device's): tasks blocked on it until woken."""
 
     name: str
-    waiters: list[Task] = field(default_factory=list)
+    tasks: list[Task] = field(default_factory=list)
+
+
+class CondVar(WaitQueue):
+    """A POSIX condition variable, a wait queue of its own: ``Signal`` wakes the longest waiter and is
+    lost if nobody waits."""
 
 
 @dataclass(slots=True)
@@ -86,14 +91,6 @@ class Signal:
     """``pthread_cond_signal``: wake the longest waiter, if any (instant)."""
 
     cond: CondVar
-
-
-@dataclass(eq=False)
-class WaitQueue:
-    """A kernel wait queue (a socket's, a device's): tasks blocked on it until woken."""
-
-    name: str
-    tasks: list[Task] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -34,26 +34,15 @@ MAX_SYNC_DEPTH = 8  # nested context switches handled at once before deferring t
 TRACE_LIMIT = 20_000  # recent trace records kept for snapshots when nobody drains them
 
 
-class Seg:
-    """What the CPU's current segment is; its end event fires ``_on_segment_end``.
-
-    Plain ints rather than an enum: these are read on every event.
-    """
-
-    NONE = 0
-    BEGIN = 1  # start (or resume) the current task at once
-    OVERHEAD = 2  # context-switch cost before the incoming task runs
-    COMPUTE = 3
-    SPIN = 4  # spinning with no pending end (ends on an event)
-    SPIN_YIELD = 5  # spinning; at the end, a yield that may switch
-    SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition true
-    DRIVEN = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
-    NAMES = ("none", "begin", "overhead", "compute", "spin", "spin", "spin", "driven")
-
-
-# The same, as module constants for the hot paths.
-SEG_NONE, SEG_BEGIN, SEG_OVERHEAD, SEG_COMPUTE = Seg.NONE, Seg.BEGIN, Seg.OVERHEAD, Seg.COMPUTE
-SEG_SPIN, SEG_SPIN_YIELD, SEG_SPIN_EXIT, SEG_DRIVEN = Seg.SPIN, Seg.SPIN_YIELD, Seg.SPIN_EXIT, Seg.DRIVEN
+# What a CPU's current segment is; its end event fires ``_on_segment_end``. Plain ints, read on every event.
+SEG_NONE = 0
+SEG_BEGIN = 1  # start (or resume) the current task at once
+SEG_OVERHEAD = 2  # context-switch cost before the incoming task runs
+SEG_COMPUTE = 3
+SEG_SPIN = 4  # spinning with no pending end (ends on an event)
+SEG_SPIN_YIELD = 5  # spinning; at the end, a yield that may switch
+SEG_SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition true
+SEG_DRIVEN = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
 SPINNING = (SEG_SPIN, SEG_SPIN_YIELD)
 RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
 
@@ -321,7 +310,7 @@ class Machine:
                         self._spin_resume(cpu)
                     return
             elif kind is Wait:
-                act.cond.waiters.append(task)
+                act.cond.tasks.append(task)
                 self._schedule(cpu, blocking=True)
                 return
             elif kind is Block:
@@ -536,8 +525,8 @@ class Machine:
             self.wake(task)
 
     def _signal(self, cond: CondVar) -> None:
-        if cond.waiters:
-            self.wake(cond.waiters.pop(0))
+        if cond.tasks:
+            self.wake(cond.tasks.pop(0))
 
     def _nanosleep(self, cpu: Cpu, task: Task, ns: int) -> None:
         tick = self.tick_ns

@@ -485,7 +485,7 @@ def test_void_calls_and_emits_do_not_use_up_none_or_true(qtbot) -> None:
     w = QWidget()
     qtbot.addWidget(w)
     pb = Playback(load_scenario("cfs-yield-2007"), use_timer=False)
-    assert pyside_fix.install() in (True, False)
+    pyside_fix.install()
     none_before, true_before = sys.getrefcount(None), sys.getrefcount(True)
     for _ in range(20_000):
         w.update()
