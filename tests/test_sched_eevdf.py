@@ -353,3 +353,24 @@ def test_budget_none_alone_and_zero_when_forfeiting() -> None:
     assert rig.curr is y  # v 350000 is still below V = 675000
     assert rig.policy.yield_noop_budget_ns(0, rig.now) == 0
     assert _first_switch(rig, [10 * US]) == 10 * US  # the next forfeit (to v 1.05 ms) lets H in
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_running_sums_match_the_queue_after_random_operations(seed: int) -> None:
+    """avg_vruntime/avg_load are kept incrementally (as the kernel does): they must always equal
+    Σ w·(vruntime - min_vruntime) and Σ w over the queued entities."""
+    rig = Rig(hz=250)
+    mix = [(0, 0), (-3, 40 * US), (5, 0)]  # (nice, yield-poll period)
+    tasks = [rig.spawn(f"T{i}", nice=n, poll_ns=p) for i, (n, p) in enumerate(mix)]
+    asleep: list[Task] = []
+    rnd = random.Random(seed)
+    for _ in range(400):
+        rig.run_until(rig.now + rnd.randint(1, 3000) * US)
+        if asleep and rnd.random() < 0.5:
+            rig.wake(asleep.pop(rnd.randrange(len(asleep))))
+        elif rig.curr is not None and len(asleep) < len(tasks) - 1 and rnd.random() < 0.3:
+            asleep.append(rig.curr)
+            rig.schedule(block=True)
+        rq = rig.policy._rqs[0]
+        keys = sum(t.se.weight * (t.se.vruntime - rq.min_vruntime) for t in rq.queued)
+        assert (rq.avg_vruntime, rq.avg_load) == (keys, sum(t.se.weight for t in rq.queued))

@@ -47,16 +47,37 @@ class EevdfEntity:
 
 
 class CfsRq:
-    """One CPU's ``cfs_rq``: the queued entities (the rbtree, here in insertion order) and ``curr``."""
+    """One CPU's ``cfs_rq``: the queued entities (the rbtree, here in insertion order) and ``curr``.
 
-    __slots__ = ("curr", "exec_start_ns", "min_vruntime", "queued", "resched")
+    ``avg_vruntime`` and ``avg_load`` are the kernel's running sums over the queued entities (curr
+    excluded): Σ w·(vruntime - min_vruntime) and Σ w, kept as entities enter and leave the tree and
+    shifted when min_vruntime moves (``avg_vruntime_update()``), so V and eligibility cost O(1).
+    """
+
+    __slots__ = ("avg_load", "avg_vruntime", "curr", "exec_start_ns", "min_vruntime", "queued", "resched")
 
     def __init__(self) -> None:
         self.queued: list[Task] = []  # runnable and not current; FIFO among equal deadlines, as the tree
         self.curr: Task | None = None
         self.min_vruntime = 0  # monotonic floor: the key origin, and where a task lands on an empty queue
+        self.avg_vruntime = 0
+        self.avg_load = 0
         self.exec_start_ns = 0
         self.resched = False  # resched_curr() from update_deadline(), until the next pick
+
+    def add(self, task: Task) -> None:
+        """``__enqueue_entity()``, with ``avg_vruntime_add()``."""
+        se: EevdfEntity = task.se
+        self.queued.append(task)
+        self.avg_vruntime += se.weight * (se.vruntime - self.min_vruntime)
+        self.avg_load += se.weight
+
+    def remove(self, task: Task) -> None:
+        """``__dequeue_entity()``, with ``avg_vruntime_sub()``."""
+        se: EevdfEntity = task.se
+        self.queued.remove(task)
+        self.avg_vruntime -= se.weight * (se.vruntime - self.min_vruntime)
+        self.avg_load -= se.weight
 
     def entities(self) -> list[Task]:
         return self.queued if self.curr is None else [*self.queued, self.curr]
@@ -103,13 +124,13 @@ class EevdfPolicy:
         self.update_curr(cpu, now_ns)
         task.se = EevdfEntity(weight=nice_to_weight(task.nice))
         self._place_entity(self._rqs[cpu], task.se, initial=True)
-        self._rqs[cpu].queued.append(task)
+        self._rqs[cpu].add(task)
 
     def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
         # enqueue_entity(): update_curr(), place_entity() from the saved lag, __enqueue_entity().
         self.update_curr(cpu, now_ns)
         self._place_entity(self._rqs[cpu], task.se, initial=False)
-        self._rqs[cpu].queued.append(task)
+        self._rqs[cpu].add(task)
 
     def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
         rq = self._rqs[cpu]
@@ -122,14 +143,14 @@ class EevdfPolicy:
         if rq.curr is task:
             rq.curr = None
         else:
-            rq.queued.remove(task)
+            rq.remove(task)
         self._update_min_vruntime(rq)
 
     def put_prev(self, task: Task, cpu: int, now_ns: int) -> None:
         # put_prev_entity(): a still-runnable curr goes back into the tree (after the others on ties).
         rq = self._rqs[cpu]
         rq.curr = None
-        rq.queued.append(task)
+        rq.add(task)
 
     def pick_next(self, cpu: int, now_ns: int) -> Task | None:
         rq = self._rqs[cpu]
@@ -138,7 +159,7 @@ class EevdfPolicy:
         nxt = self._pick_eevdf(rq, protect=False)
         rq.resched = False
         if nxt is not None:
-            rq.queued.remove(nxt)
+            rq.remove(nxt)
             rq.curr = nxt
             rq.exec_start_ns = now_ns
             nxt.se.vprot = nxt.se.deadline  # set_next_entity(): the RUN_TO_PARITY "HACK", se->vlag = deadline
@@ -149,7 +170,8 @@ class EevdfPolicy:
         if rq.curr is None or now_ns <= rq.exec_start_ns:
             return
         se: EevdfEntity = rq.curr.se
-        se.vruntime += calc_delta_fair(now_ns - rq.exec_start_ns, se)
+        delta = now_ns - rq.exec_start_ns  # calc_delta_fair(), inline on this hot path
+        se.vruntime += delta if se.weight == NICE_0_LOAD else delta * NICE_0_LOAD // se.weight
         rq.exec_start_ns = now_ns
         # update_deadline(): the request is served once vruntime reaches the deadline; ask for the next
         # one and resched if anyone else is runnable here.
@@ -264,17 +286,10 @@ class EevdfPolicy:
     @staticmethod
     def _load(rq: CfsRq) -> tuple[int, int]:
         """``cfs_rq->avg_vruntime`` and ``avg_load`` with curr added: (Σ w·(v - min_vruntime), Σ w)."""
-        v0 = rq.min_vruntime
-        keys = weights = 0
-        for task in rq.queued:
-            se: EevdfEntity = task.se
-            keys += se.weight * (se.vruntime - v0)
-            weights += se.weight
-        if rq.curr is not None:
-            se = rq.curr.se
-            keys += se.weight * (se.vruntime - v0)
-            weights += se.weight
-        return keys, weights
+        if rq.curr is None:
+            return rq.avg_vruntime, rq.avg_load
+        se: EevdfEntity = rq.curr.se
+        return rq.avg_vruntime + se.weight * (se.vruntime - rq.min_vruntime), rq.avg_load + se.weight
 
     def _avg_vruntime(self, rq: CfsRq) -> int:
         keys, load = self._load(rq)
@@ -293,6 +308,7 @@ class EevdfPolicy:
             if v is None or tv < v:
                 v = tv
         if v is not None and v > rq.min_vruntime:
+            rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update(): keys shift down
             rq.min_vruntime = int(v)
 
     def _place_entity(self, rq: CfsRq, se: EevdfEntity, initial: bool) -> None:
