@@ -229,7 +229,8 @@ class PrioQdisc:
         if n < 0:
             raise ValueError(f"n must be >= 0 packets, got {n}")
         fifo = self._fifos[band]
-        accepted = min(n, self._limit - fifo.qlen)  # a band never holds more than limit: >= 0
+        room = self._limit - fifo.qlen  # a band never holds more than limit: >= 0
+        accepted = n if n < room else room
         if accepted:
             fifo.push(flow_id, accepted)
             self._qlen += accepted

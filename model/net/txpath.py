@@ -122,6 +122,7 @@ class TxPath:
         self._nic = nic.kind == "nic"
         self._limit = qdisc.limit
         self._ring_room = nic.ring - nic.stop_free + 1  # posting this many more stops the queue
+        self._wire_ns = nic.wire_ns
         ncpus = len(machine.cpus)
         self.senders: dict[int, Sender] = {}
         self.owners = [PatternFifo() for _ in range(qdisc.bands)]
@@ -305,19 +306,23 @@ class TxPath:
         if self._nic:
             k = self._ring_room - self.ring.qlen
             n = k if k < n else n
-        if not fifo:
-            n = self.q.qlen if self.q.qlen < n else n
         if self.exit_rule == "quota":
             n = self.quota_left if self.quota_left < n else n
         else:
             k = -(-(self.jiffy_end_ns - self.t_step) // c)
             n = k if k < n else n
+        if not fifo:
+            qlen = self.q.qlen
+            n = qlen if qlen < n else n
+            return n if n > 1 else 1
         m = len(fifo)
         senders = self.senders
-        for pos, cpu in enumerate(fifo):
+        pos = 1
+        for cpu in fifo:
             s = senders[cpu]
-            k = pos + 1 + (s.wmem_pkts - s.inflight - 1) * m  # its enqueue that fills its send buffer
+            k = pos + (s.wmem_pkts - s.inflight - 1) * m  # its enqueue that fills its send buffer
             n = k if k < n else n
+            pos += 1
         return n if n > 1 else 1
 
     def _on_step(self, arg: tuple[int, int]) -> None:
@@ -350,10 +355,11 @@ class TxPath:
         self.quota_left -= sent
         self.c.per_cpu_dequeued[self.d] += sent
         if sent and self._nic:
-            w, c, t0 = self.nic.wire_ns, self.cycle_ns, self.t_step
+            w, c, t0 = self._wire_ns, self.cycle_ns, self.t_step
             # A FIFO wire: the last completion is the later of the backlog's end and the posting pace.
             last = t0 + c + sent * w if c < w else t0 + sent * c + w
-            self.wire_free_ns = max(self.wire_free_ns + sent * w, last)
+            free = self.wire_free_ns + sent * w
+            self.wire_free_ns = free if free > last else last
             self.ring_posted += sent
             if not self.irq_armed:
                 self._arm_irq()
@@ -375,12 +381,13 @@ class TxPath:
             # One band with room: the turns' packets go in as one interleaved run.
             q.enqueue(cpus[0], band, n)
             self.owners[band].push(cpus, 0, n)
+            share = full + 1
             for i, cpu in enumerate(cpus):
-                share = full + 1 if i < rem else full
-                if share:
-                    s = senders[cpu]
-                    s.inflight += share
-                    s.enqueued += share
+                if i == rem:
+                    share = full
+                s = senders[cpu]
+                s.inflight += share
+                s.enqueued += share
         else:  # SIMPLIFICATION: with several bands or drops, bands are filled sender by sender
             for i, cpu in enumerate(cpus):
                 share = full + 1 if i < rem else full
@@ -391,7 +398,8 @@ class TxPath:
                     s.inflight += accepted
                     s.enqueued += accepted
                     s.dropped += dropped
-        self.fifo.rotate(-(n % m))
+        if m > 1:
+            self.fifo.rotate(-(n % m))
         for cpu in cpus:
             s = senders[cpu]
             if s.inflight >= s.wmem_pkts:
