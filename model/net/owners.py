@@ -12,25 +12,51 @@ from __future__ import annotations
 
 from collections import deque
 
+# A rotation of CPUs -> (its canonical rotation, where that one starts in it). Few distinct tuples
+# occur (the busylock line's rotations), and pushes happen once per stretch of a tenure.
+_CANON: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
+
+
+def _canonical(cpus: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+    got = _CANON.get(cpus)
+    if got is None:
+        start = cpus.index(min(cpus))
+        got = _CANON[cpus] = (cpus[start:] + cpus[:start], start)
+    return got
+
 
 def pattern_counts(cpus: tuple[int, ...], offset: int, n: int, out: dict[int, int]) -> None:
     """Add to ``out`` each CPU's share of ``n`` packets dealt round robin over ``cpus`` from ``offset``."""
     m = len(cpus)
+    if m == 1:
+        cpu = cpus[0]
+        out[cpu] = out.get(cpu, 0) + n
+        return
     full, rem = divmod(n, m)
     for i, cpu in enumerate(cpus):
-        extra = 1 if (i - offset) % m < rem else 0
-        share = full + extra
+        share = full + 1 if (i - offset) % m < rem else full
         if share:
             out[cpu] = out.get(cpu, 0) + share
 
 
+class _Run:
+    """``count`` packets owned round robin by ``cpus`` (a canonical rotation), from ``cpus[offset]``."""
+
+    __slots__ = ("count", "cpus", "offset")
+
+    def __init__(self, cpus: tuple[int, ...], offset: int, count: int) -> None:
+        self.cpus = cpus
+        self.offset = offset
+        self.count = count
+
+
 class PatternFifo:
-    """A FIFO of packets whose owners are runs ``[cpus, offset, count]``."""
+    """A FIFO of packets whose owners are runs ``(cpus, offset, count)``."""
 
     __slots__ = ("_runs", "qlen")
 
     def __init__(self) -> None:
-        self._runs: deque[list[object]] = deque()
+        self._runs: deque[_Run] = deque()
         self.qlen = 0
 
     def push(self, cpus: tuple[int, ...], offset: int, n: int) -> None:
@@ -39,37 +65,38 @@ class PatternFifo:
         m = len(cpus)
         if m > 1:
             # One canonical rotation per cycle of CPUs, so that consecutive turns merge into one run.
-            start = cpus.index(min(cpus))
-            cpus = cpus[start:] + cpus[:start]
+            cpus, start = _canonical(cpus)
             offset = (offset - start) % m
+        self._append(cpus, offset, n)
+
+    def _append(self, cpus: tuple[int, ...], offset: int, n: int) -> None:
+        """``push`` of a canonical rotation (as stored in any PatternFifo)."""
         runs = self._runs
+        self.qlen += n
         if runs:
             last = runs[-1]
-            lcpus, loff, lcount = last
-            if lcpus == cpus and (m == 1 or (loff + lcount) % m == offset):  # type: ignore[operator]
-                last[2] = lcount + n  # type: ignore[operator]
-                self.qlen += n
+            if last.cpus == cpus and (len(cpus) == 1 or (last.offset + last.count) % len(cpus) == offset):
+                last.count += n
                 return
-        runs.append([cpus, offset, n])
-        self.qlen += n
+        runs.append(_Run(cpus, offset, n))
 
     def take(self, n: int, out: dict[int, int] | None, taken: PatternFifo | None = None) -> int:
         """Take up to ``n`` packets from the head, counted per CPU into ``out`` and appended to ``taken``."""
         left = n
         runs = self._runs
         while left and runs:
-            cpus, offset, count = runs[0]
-            assert isinstance(cpus, tuple) and isinstance(offset, int) and isinstance(count, int)
-            k = min(left, count)
+            run = runs[0]
+            count = run.count
+            k = left if left < count else count
             if out is not None:
-                pattern_counts(cpus, offset, k, out)
+                pattern_counts(run.cpus, run.offset, k, out)
             if taken is not None:
-                taken.push(cpus, offset, k)
+                taken._append(run.cpus, run.offset, k)
             if k == count:
                 runs.popleft()
             else:
-                runs[0][1] = (offset + k) % len(cpus)
-                runs[0][2] = count - k
+                run.offset = (run.offset + k) % len(run.cpus)
+                run.count = count - k
             left -= k
         got = n - left
         self.qlen -= got
@@ -79,9 +106,9 @@ class PatternFifo:
         """The first packets as ``(cpu, count)`` runs, for drawing (at most ``max_packets`` packets)."""
         out: list[tuple[int, int]] = []
         left = max_packets
-        for cpus, offset, count in self._runs:
-            assert isinstance(cpus, tuple) and isinstance(offset, int) and isinstance(count, int)
-            k = min(left, count)
+        for run in self._runs:
+            cpus, offset = run.cpus, run.offset
+            k = min(left, run.count)
             if len(cpus) == 1:
                 out.append((cpus[0], k))
             else:

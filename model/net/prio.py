@@ -224,11 +224,13 @@ class PrioQdisc:
         and prio_enqueue() then bumps the root's qlen or drops. The requeue slot is the root's, so it
         does not count against a band's limit.
         """
-        self._check_band(band)
+        if not 0 <= band < self._bands:
+            self._check_band(band)
         if n < 0:
             raise ValueError(f"n must be >= 0 packets, got {n}")
         fifo = self._fifos[band]
-        accepted = min(n, self._limit - fifo.qlen)  # a band never holds more than limit: >= 0
+        room = self._limit - fifo.qlen  # a band never holds more than limit: >= 0
+        accepted = n if n < room else room
         if accepted:
             fifo.push(flow_id, accepted)
             self._qlen += accepted
@@ -251,13 +253,26 @@ class PrioQdisc:
         if n < 0:
             raise ValueError(f"n must be >= 0 packets, got {n}")
         runs: list[DequeuedRun] = []
+        band_pkts, from_requeue = self._take(n, runs)
+        return DequeueResult(
+            pkts=sum(band_pkts), runs=tuple(runs), band_pkts=tuple(band_pkts), from_requeue=from_requeue
+        )
+
+    def dequeue_bands(self, n: int) -> list[int]:
+        """``dequeue(n)`` that reports only the packets taken per band (the transmit path's hot path)."""
+        if n < 0:
+            raise ValueError(f"n must be >= 0 packets, got {n}")
+        return self._take(n, None)[0]
+
+    def _take(self, n: int, runs: list[DequeuedRun] | None) -> tuple[list[int], bool]:
         band_pkts = [0] * self._bands
         total = left = min(n, self._qlen)
         from_requeue = False
         if left and self._gso is not None:
             flow_id, band = self._gso
             self._gso = None
-            runs.append((band, flow_id, 1))
+            if runs is not None:
+                runs.append((band, flow_id, 1))
             band_pkts[band] = 1
             left -= 1
             from_requeue = True
@@ -272,9 +287,7 @@ class PrioQdisc:
                         break
         self._qlen -= total
         self._dequeued += total
-        return DequeueResult(
-            pkts=total, runs=tuple(runs), band_pkts=tuple(band_pkts), from_requeue=from_requeue
-        )
+        return band_pkts, from_requeue
 
     def requeue(self, flow_id: int, band: int) -> None:
         """sch_generic.c dev_requeue_skb(): `q->gso_skb = skb; q->qstats.requeues++; q->q.qlen++;`.

@@ -115,7 +115,7 @@ class RunFifo:
             runs.append([flow_id, n])
         self.qlen += n
 
-    def pop_into(self, n: int, band: int, out: list[DequeuedRun]) -> int:
+    def pop_into(self, n: int, band: int, out: list[DequeuedRun] | None) -> int:
         """Take up to ``n`` packets from the head, appending ``(band, flow_id, count)`` runs to ``out``.
 
         Returns the number taken: ``min(n, qlen)``.
@@ -127,11 +127,13 @@ class RunFifo:
             count = head[1]
             if count <= left:
                 runs.popleft()
-                out.append((band, head[0], count))
+                if out is not None:
+                    out.append((band, head[0], count))
                 left -= count
             else:
                 head[1] = count - left
-                out.append((band, head[0], left))
+                if out is not None:
+                    out.append((band, head[0], left))
                 left = 0
         taken = n - left
         self.qlen -= taken

@@ -38,7 +38,7 @@ import numpy as np
 
 from model.events import PRIO_IRQ, PRIO_TASK
 from model.machine import Machine
-from model.net.owners import PatternFifo, pattern_counts
+from model.net.owners import PatternFifo
 from model.net.prio import PrioQdisc
 
 EXIT_REASONS = ("quota", "need_resched", "jiffy", "empty", "tx_busy")
@@ -69,7 +69,7 @@ class NicConfig:
     irq_cpus: tuple[int, ...]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Sender:
     cpu: int
     band: int
@@ -111,13 +111,18 @@ class TxPath:
         self.exit_rule = exit_rule
         self.weight_p = weight_p
         self.per_packet = per_packet
-        self._jitter = rng.standard_normal(4096) * costs.jitter  # per tenure
+        # Plain float lists: indexing a numpy array per tenure costs more than the rest of the step.
+        self._jitter: list[float] = (rng.standard_normal(4096) * costs.jitter).tolist()  # per tenure
         self._jitter_i = 0
-        self._irq_jitter = rng.standard_normal(4096) * costs.jitter  # per NIC interrupt
+        self._irq_jitter: list[float] = (rng.standard_normal(4096) * costs.jitter).tolist()  # per interrupt
         self._irq_jitter_i = 0
         self.rng = rng
         self._base_contended = costs.deq_ns + max(costs.drv_ns, costs.lock_ns + costs.enq_ns) + costs.lock_ns
         self._base_alone = costs.deq_ns + costs.drv_ns
+        self._nic = nic.kind == "nic"
+        self._limit = qdisc.limit
+        self._ring_room = nic.ring - nic.stop_free + 1  # posting this many more stops the queue
+        self._wire_ns = nic.wire_ns
         ncpus = len(machine.cpus)
         self.senders: dict[int, Sender] = {}
         self.owners = [PatternFifo() for _ in range(qdisc.bands)]
@@ -134,8 +139,10 @@ class TxPath:
         self.k_tenure = 0
         self.start_jiffy = 0
         self.quota_left = 0
-        self.factor = 1.0
         self.cycle_ns = 1
+        self.cycle_alone_ns = 1  # this tenure's packet cycle without and with busylock contenders
+        self.cycle_contended_ns = 1
+        self.jiffy_end_ns = 0  # the first jiffy boundary after the tenure's start
         self.step_gen = 0
         self.pending_clean: set[int] = set()
         self.irq_rr = 0
@@ -174,15 +181,16 @@ class TxPath:
             self._settle()
             self._replan()
 
-    def _to_user(self, s: Sender, at_ns: int, extra_ns: int = 0) -> None:
-        """Back in user space: block on the send buffer, or build the next packet."""
+    def _to_user(self, s: Sender, at_ns: int, extra_ns: int = 0, post: bool = True) -> None:
+        """Back in user space: block on the send buffer, or build the next packet (``post``: its
+        arrival is an event; the caller that puts it straight back on busylock passes False)."""
         s.gen += 1
         if s.inflight >= s.wmem_pkts:
             s.state = BLOCKED  # sock_alloc_send_skb() sleeps until sock_wfree() makes room
             return
         s.state = USER
         s.ready_ns = at_ns + extra_ns + self.costs.user_ns
-        if not self.stopped:  # while the queue is stopped the loop runs in closed form (_settle_stopped)
+        if post and not self.stopped:  # while the queue is stopped the loop runs in closed form
             self.m.q.push(max(s.ready_ns, self.m.now_ns), PRIO_TASK, self._on_ready, (s, s.gen))
 
     def _settle_stopped(self) -> None:
@@ -253,17 +261,15 @@ class TxPath:
         self.t_step = self.t_tenure = t_start
         self.k_tenure = 0
         self.start_jiffy = t_start // self.m.tick_ns
+        self.jiffy_end_ns = (self.start_jiffy + 1) * self.m.tick_ns
         self.quota_left = self.weight_p
         self._jitter_i = (self._jitter_i + 1) % len(self._jitter)
-        self.factor = max(0.5, 1.0 + float(self._jitter[self._jitter_i]))
+        factor = max(0.5, 1.0 + self._jitter[self._jitter_i])
+        self.cycle_alone_ns = max(1, round(self._base_alone * factor))
+        self.cycle_contended_ns = max(1, round(self._base_contended * factor))
         self.c.runs += 1
         self.c.per_cpu_runs[cpu] += 1
         self._replan()
-
-    def _cycle(self) -> int:
-        """One packet of the dequeuer's loop; with contenders the root lock bounces to an enqueuer."""
-        base = self._base_contended if self.fifo else self._base_alone
-        return max(1, round(base * self.factor))
 
     def _settle(self) -> None:
         """Apply the packets of the current tenure that completed strictly before now."""
@@ -282,8 +288,9 @@ class TxPath:
         """Post the end of the next stretch of packets, up to the first point where something changes."""
         if self.d < 0:
             return
-        self.cycle_ns = c = self._cycle()
-        if self.nic.kind == "nic":
+        # One packet of the dequeuer's loop; with contenders the root lock bounces to an enqueuer.
+        self.cycle_ns = c = self.cycle_contended_ns if self.fifo else self.cycle_alone_ns
+        if self._nic and not self.irq_armed:
             self._arm_irq()  # the NIC interrupts for the completions this tenure will cause
         n = self._packets_to_next_point(c)
         self.step_gen += 1
@@ -292,26 +299,30 @@ class TxPath:
     def _packets_to_next_point(self, c: int) -> int:
         if self.per_packet or self.m.cpus[self.d].need_resched:
             return 1
-        if self.costs.busylock_timed and self.fifo:
-            return 1  # each served sender leaves the line: every turn is a point where it changes
-        n = self.q.limit  # a stretch never holds more than a band: bulk == one by one
-        if self.nic.kind == "nic":
-            k = self.nic.ring - self.ring.qlen - self.nic.stop_free + 1
-            n = k if k < n else n
         fifo = self.fifo
-        if not fifo:
-            n = self.q.qlen if self.q.qlen < n else n
+        if fifo and self.costs.busylock_timed:
+            return 1  # each served sender leaves the line: every turn is a point where it changes
+        n = self._limit  # a stretch never holds more than a band: bulk == one by one
+        if self._nic:
+            k = self._ring_room - self.ring.qlen
+            n = k if k < n else n
         if self.exit_rule == "quota":
             n = self.quota_left if self.quota_left < n else n
         else:
-            k = -(-((self.start_jiffy + 1) * self.m.tick_ns - self.t_step) // c)
+            k = -(-(self.jiffy_end_ns - self.t_step) // c)
             n = k if k < n else n
+        if not fifo:
+            qlen = self.q.qlen
+            n = qlen if qlen < n else n
+            return n if n > 1 else 1
         m = len(fifo)
         senders = self.senders
-        for pos, cpu in enumerate(fifo):
+        pos = 1
+        for cpu in fifo:
             s = senders[cpu]
-            k = pos + 1 + (s.wmem_pkts - s.inflight - 1) * m  # its enqueue that fills its send buffer
+            k = pos + (s.wmem_pkts - s.inflight - 1) * m  # its enqueue that fills its send buffer
             n = k if k < n else n
+            pos += 1
         return n if n > 1 else 1
 
     def _on_step(self, arg: tuple[int, int]) -> None:
@@ -328,71 +339,95 @@ class TxPath:
 
     def _advance(self, n: int) -> None:
         """``n`` turns of the loop: dequeue + post to the device, while contenders enqueue in turn."""
-        q = self.q
-        first = min(n, q.qlen)
+        qlen = self.q.qlen
+        first = n if n < qlen else qlen
         sent = self._dequeue(first)
-        fifo = tuple(self.fifo)
-        if fifo and self.costs.busylock_timed:
+        if self.fifo and self.costs.busylock_timed:
             # The busylock holder enqueues during the driver call, then goes back to user space.
             head = self.fifo.popleft()
             self._enqueue(head, 1)
             self._to_user(self.senders[head], self.t_step, self.costs.enq_ns + self.costs.lock_ns)
-        elif fifo:
-            m = len(fifo)
-            shares: dict[int, int] = {}
-            pattern_counts(fifo, 0, n, shares)
-            senders = self.senders
-            band = senders[fifo[0]].band
-            if all(senders[c].band == band for c in fifo) and q.band_qlen(band) + n <= q.limit:
-                # One band with room: the turns' packets go in as one interleaved run.
-                q.enqueue(fifo[0], band, n)
-                self.owners[band].push(fifo, 0, n)
-                for cpu, share in shares.items():
-                    senders[cpu].inflight += share
-                    senders[cpu].enqueued += share
-            else:  # SIMPLIFICATION: with several bands or drops, bands are filled sender by sender
-                for cpu in fifo:
-                    s = senders[cpu]
-                    accepted, dropped = q.enqueue(cpu, s.band, shares.get(cpu, 0))
-                    self.owners[s.band].push((cpu,), 0, accepted)
-                    s.inflight += accepted
-                    s.enqueued += accepted
-                    s.dropped += dropped
-            self.fifo.rotate(-(n % m))
-            for cpu in fifo:
-                if self.senders[cpu].inflight >= self.senders[cpu].wmem_pkts:
-                    self.fifo.remove(cpu)
-                    self.senders[cpu].state = BLOCKED
+        elif self.fifo:
+            self._contenders_enqueue(n)
         if n > first:
             sent += self._dequeue(n - first)
         self.k_tenure += sent
         self.quota_left -= sent
         self.c.per_cpu_dequeued[self.d] += sent
-        if sent and self.nic.kind == "nic":
-            w, c, t0 = self.nic.wire_ns, self.cycle_ns, self.t_step
+        if sent and self._nic:
+            w, c, t0 = self._wire_ns, self.cycle_ns, self.t_step
             # A FIFO wire: the last completion is the later of the backlog's end and the posting pace.
             last = t0 + c + sent * w if c < w else t0 + sent * c + w
-            self.wire_free_ns = max(self.wire_free_ns + sent * w, last)
+            free = self.wire_free_ns + sent * w
+            self.wire_free_ns = free if free > last else last
             self.ring_posted += sent
-            self._arm_irq()
+            if not self.irq_armed:
+                self._arm_irq()
+
+    def _contenders_enqueue(self, n: int) -> None:
+        """The busylock line's enqueues over ``n`` turns: one per turn, round robin in line order."""
+        q = self.q
+        cpus = tuple(self.fifo)
+        m = len(cpus)
+        full, rem = divmod(n, m)  # the first ``rem`` in line get one more turn than the others
+        senders = self.senders
+        band = senders[cpus[0]].band
+        one_band = True
+        for cpu in cpus:
+            if senders[cpu].band != band:
+                one_band = False
+                break
+        if one_band and q.band_qlen(band) + n <= self._limit:
+            # One band with room: the turns' packets go in as one interleaved run.
+            q.enqueue(cpus[0], band, n)
+            self.owners[band].push(cpus, 0, n)
+            share = full + 1
+            for i, cpu in enumerate(cpus):
+                if i == rem:
+                    share = full
+                s = senders[cpu]
+                s.inflight += share
+                s.enqueued += share
+        else:  # SIMPLIFICATION: with several bands or drops, bands are filled sender by sender
+            for i, cpu in enumerate(cpus):
+                share = full + 1 if i < rem else full
+                if share:
+                    s = senders[cpu]
+                    accepted, dropped = q.enqueue(cpu, s.band, share)
+                    self.owners[s.band].push((cpu,), 0, accepted)
+                    s.inflight += accepted
+                    s.enqueued += accepted
+                    s.dropped += dropped
+        if m > 1:
+            self.fifo.rotate(-(n % m))
+        for cpu in cpus:
+            s = senders[cpu]
+            if s.inflight >= s.wmem_pkts:
+                self.fifo.remove(cpu)
+                s.state = BLOCKED
 
     def _dequeue(self, n: int) -> int:
         """Dequeue ``n`` packets into the device: the NIC's TX ring, or a dummy device that frees them."""
         if n <= 0:
             return 0
-        res = self.q.dequeue(n)
-        dummy = self.nic.kind == "dummy"
-        freed: dict[int, int] | None = {} if dummy else None
-        for band, count in enumerate(res.band_pkts):
-            if count:
-                self.owners[band].take(count, freed, None if dummy else self.ring)
-        if freed:
-            self._free(freed)
-        return res.pkts
+        band_pkts = self.q.dequeue_bands(n)
+        owners = self.owners
+        if self._nic:
+            for band, count in enumerate(band_pkts):
+                if count:
+                    owners[band].take(count, None, self.ring)
+        else:
+            freed: dict[int, int] = {}
+            for band, count in enumerate(band_pkts):
+                if count:
+                    owners[band].take(count, freed)
+            if freed:
+                self._free(freed)
+        return sum(band_pkts)
 
     def _exit_reason(self) -> str:
         """__qdisc_run()'s checks after a packet, in the kernel's order."""
-        if self.nic.kind == "nic" and self.nic.ring - self.ring.qlen < self.nic.stop_free:
+        if self._nic and self.nic.ring - self.ring.qlen < self.nic.stop_free:
             return "tx_busy"
         if self.q.qlen == 0:
             return "empty"
@@ -432,7 +467,7 @@ class TxPath:
             self.senders[head].state = DEQUEUE
             if not self.costs.busylock_timed and s_old is not None and s_old.state == DEQUEUE:
                 # Saturated senders: the old dequeuer is back in the busylock line before its turn.
-                self._return_from_tenure(s_old, now)
+                self._return_from_tenure(s_old, now, post=False)
                 if s_old.state == USER:
                     s_old.gen += 1
                     s_old.state = CONTEND
@@ -450,12 +485,12 @@ class TxPath:
             self.pending_clean.discard(old)
             self._clean(old)
 
-    def _return_from_tenure(self, s: Sender | None, now: int) -> None:
+    def _return_from_tenure(self, s: Sender | None, now: int, post: bool = True) -> None:
         """The old dequeuer leaves __qdisc_run: a sender goes back to user space; a softirq returns."""
         if s is None:
             return
         if s.state == DEQUEUE:
-            self._to_user(s, now)
+            self._to_user(s, now, post=post)
         elif s.frozen_left_ns >= 0:
             left, s.frozen_left_ns = s.frozen_left_ns, -1
             self._to_user(s, now, left - self.costs.user_ns)
@@ -471,7 +506,7 @@ class TxPath:
         self.irq_armed = True
         # The NIC's throttle timer runs free of the CPUs' ticks: its period wanders a little.
         self._irq_jitter_i = (self._irq_jitter_i + 1) % len(self._irq_jitter)
-        gap = round(self.nic.itr_ns * (1.0 + float(self._irq_jitter[self._irq_jitter_i])))
+        gap = round(self.nic.itr_ns * (1.0 + self._irq_jitter[self._irq_jitter_i]))
         self.m.q.push(max(self.m.now_ns, self.t_last_irq + gap), PRIO_IRQ, self._on_nic_irq, None)
 
     def _completed(self, t: int) -> int:
@@ -554,7 +589,8 @@ class TxPath:
         k = self.costs
         at_lock = (k.enq_ns + k.lock_ns) / (k.user_ns + k.enq_ns + k.lock_ns)
         racers = [s for s in self.senders.values() if s.state == USER and s.cpu != cpu]
-        holders = [s for s in racers if self.rng.random() < at_lock]
+        draws = self.rng.random(len(racers)).tolist() if racers else []  # one draw per racer, in order
+        holders = [s for s, u in zip(racers, draws, strict=True) if u < at_lock]
         if holders:
             s = holders[int(self.rng.integers(len(holders)))]
             s.gen += 1
