@@ -81,6 +81,10 @@ class Sender:
     ready_ns: int = 0  # when it next reaches dev_queue_xmit (state USER)
     enqueued: int = 0
     dropped: int = 0
+    own: tuple[int, ...] = ()  # (cpu,): the owner pattern of its packets in a PatternFifo
+
+    def __post_init__(self) -> None:
+        self.own = (self.cpu,)
 
 
 @dataclass
@@ -119,6 +123,9 @@ class TxPath:
         self.rng = rng
         self._base_contended = costs.deq_ns + max(costs.drv_ns, costs.lock_ns + costs.enq_ns) + costs.lock_ns
         self._base_alone = costs.deq_ns + costs.drv_ns
+        # The share of its loop a sender spends between its enqueue and run_begin (_net_tx_action).
+        self._at_lock = (costs.enq_ns + costs.lock_ns) / (costs.user_ns + costs.enq_ns + costs.lock_ns)
+        self._stopped_period_ns = costs.user_ns + costs.enq_ns + costs.lock_ns  # a loop meeting a stopped txq
         self._nic = nic.kind == "nic"
         self._limit = qdisc.limit
         self._ring_room = nic.ring - nic.stop_free + 1  # posting this many more stops the queue
@@ -197,7 +204,7 @@ class TxPath:
         """The senders' loops while the TX queue was stopped: each attempt enqueues (or is dropped)
         and meets the stopped queue; a sender whose send buffer fills blocks."""
         now = self.m.now_ns
-        period = self.costs.user_ns + self.costs.enq_ns + self.costs.lock_ns
+        period = self._stopped_period_ns
         for s in self.senders.values():
             if s.state != USER or s.ready_ns > now or s.frozen_left_ns >= 0:
                 continue
@@ -206,8 +213,8 @@ class TxPath:
             if not self.requeued_in_stop:
                 self.requeued_in_stop = True
                 self.c.requeues += 1  # the first one parks its packet in gso_skb (dev_requeue_skb)
-            accepted, dropped = self.q.enqueue(s.cpu, s.band, min(attempts, room))
-            self.owners[s.band].push((s.cpu,), 0, accepted)
+            accepted, dropped = self.q.enqueue(s.cpu, s.band, attempts if attempts < room else room)
+            self.owners[s.band].push(s.own, 0, accepted)
             s.inflight += accepted
             s.enqueued += accepted
             s.dropped += dropped
@@ -218,10 +225,11 @@ class TxPath:
 
     def _resume_senders(self) -> None:
         """The queue is awake again: senders building packets get their next arrival as an event."""
+        push, now, on_ready = self.m.q.push, self.m.now_ns, self._on_ready
         for s in self.senders.values():
             if s.state == USER and s.frozen_left_ns < 0:
                 s.gen += 1
-                self.m.q.push(max(s.ready_ns, self.m.now_ns), PRIO_TASK, self._on_ready, (s, s.gen))
+                push(s.ready_ns if s.ready_ns > now else now, PRIO_TASK, on_ready, (s, s.gen))
 
     def _on_ready(self, arg: tuple[Sender, int]) -> None:
         s, gen = arg
@@ -248,7 +256,7 @@ class TxPath:
     def _enqueue(self, cpu: int, n: int) -> None:
         s = self.senders[cpu]
         accepted, dropped = self.q.enqueue(cpu, s.band, n)
-        self.owners[s.band].push((cpu,), 0, accepted)
+        self.owners[s.band].push(s.own, 0, accepted)
         s.inflight += accepted
         s.enqueued += accepted
         s.dropped += dropped
@@ -394,7 +402,7 @@ class TxPath:
                 if share:
                     s = senders[cpu]
                     accepted, dropped = q.enqueue(cpu, s.band, share)
-                    self.owners[s.band].push((cpu,), 0, accepted)
+                    self.owners[s.band].push(s.own, 0, accepted)
                     s.inflight += accepted
                     s.enqueued += accepted
                     s.dropped += dropped
@@ -587,10 +595,13 @@ class TxPath:
         # A sender between its enqueue and run_begin holds the root lock: trylock fails, and that
         # sender becomes the dequeuer. Each sender building packets is there this share of its loop.
         k = self.costs
-        at_lock = (k.enq_ns + k.lock_ns) / (k.user_ns + k.enq_ns + k.lock_ns)
         racers = [s for s in self.senders.values() if s.state == USER and s.cpu != cpu]
-        draws = self.rng.random(len(racers)).tolist() if racers else []  # one draw per racer, in order
-        holders = [s for s, u in zip(racers, draws, strict=True) if u < at_lock]
+        if racers:
+            at_lock = self._at_lock
+            draws = self.rng.random(len(racers)).tolist()  # one draw per racer, in order
+            holders = [s for s, u in zip(racers, draws, strict=True) if u < at_lock]
+        else:
+            holders = racers
         if holders:
             s = holders[int(self.rng.integers(len(holders)))]
             s.gen += 1
