@@ -103,6 +103,9 @@ class XmitSpec:
         "contended senders: saturated (back on busylock in time) or timed (user_ns away after each enqueue)",
         choices=("saturated", "timed"),
     )
+    user_jitter: float = _spec(
+        0.0, "timed busylock: relative spread of each packet's user_ns (seeded RNG)", 0.0, 1.0
+    )
     sndbuf_pkts: int = _spec(54, "a sender's socket send buffer, in packets", 1, 100_000)
     tx_ring: int = _spec(512, "NIC TX ring descriptors", 16, 65_536)
     tx_stop_free: int = _spec(22, "the driver stops the queue below this many free descriptors", 1, 1024)

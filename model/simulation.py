@@ -172,6 +172,7 @@ class Simulation:
             x.clean_ns,
             x.jitter,
             x.busylock == "timed",
+            x.user_jitter,
         )
         self.txpath = TxPath(
             self.machine,

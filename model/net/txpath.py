@@ -56,6 +56,7 @@ class TxCosts:
     clean_ns: int  # NAPI TX clean per descriptor
     jitter: float  # relative spread of the per-tenure packet cycle
     busylock_timed: bool = False  # each served sender spends user_ns away before it queues again
+    user_jitter: float = 0.0  # timed mode: relative spread of each packet's user_ns (seeded RNG)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +197,19 @@ class TxPath:
             s.state = BLOCKED  # sock_alloc_send_skb() sleeps until sock_wfree() makes room
             return
         s.state = USER
-        s.ready_ns = at_ns + extra_ns + self.costs.user_ns
+        s.ready_ns = at_ns + extra_ns + self._user_ns()
         if post and not self.stopped:  # while the queue is stopped the loop runs in closed form
             self.m.q.push(max(s.ready_ns, self.m.now_ns), PRIO_TASK, self._on_ready, (s, s.gen))
+
+    def _user_ns(self) -> int:
+        """A sender's user-space work for its next packet: jittered per packet in the timed mode."""
+        k = self.costs
+        if not k.busylock_timed or k.user_jitter <= 0:
+            return k.user_ns
+        # Without a per-packet spread the senders phase-lock onto the dequeuer's cycle: each one
+        # reaches busylock just after a turn and is served at once, so the line is empty at every
+        # quota exit, an artefact of constant costs.
+        return max(1, round(k.user_ns * max(0.1, 1.0 + k.user_jitter * float(self.rng.standard_normal()))))
 
     def _settle_stopped(self) -> None:
         """The senders' loops while the TX queue was stopped: each attempt enqueues (or is dropped)
