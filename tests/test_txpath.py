@@ -100,6 +100,16 @@ def test_timed_busylock_sends_served_senders_away_and_matches_the_reference() ->
     assert long.summary()["qdisc"]["exit_reasons"]["empty"] > 0
 
 
+def test_user_jitter_spreads_timed_arrivals_and_keeps_the_reference() -> None:
+    base = {"xmit.busylock": "timed", "xmit.user_ns": 2000, "xmit.user_jitter": 0.3}
+    fast = run({**base, "qdisc.per_packet": False}, 5 * MS)
+    slow = run({**base, "qdisc.per_packet": True}, 5 * MS)
+    assert tenures(fast) == tenures(slow)
+    assert fast.summary()["qdisc"] == slow.summary()["qdisc"]
+    steady = run({**base, "xmit.user_jitter": 0.0}, 5 * MS)
+    assert tenures(fast) != tenures(steady)
+
+
 @settings(max_examples=12, deadline=None)
 @given(
     rule=st.sampled_from(["time", "quota"]),
