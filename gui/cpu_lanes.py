@@ -42,6 +42,7 @@ from gui.cpu_history import (
     yield_columns,
     yield_switched,
 )
+from gui.snapshot_panel import SnapshotPanel
 from model.machine import TraceRecord
 from model.simulation import CpuView, Snapshot
 
@@ -99,7 +100,7 @@ def code_brush(code: int) -> QBrush:
 # ---- the panel ------------------------------------------------------------------------------------
 
 
-class CpuLanesPanel(QWidget):
+class CpuLanesPanel(SnapshotPanel):
     """One lane per CPU: the task running now, need_resched, the dequeuer token, and a Gantt strip."""
 
     task_clicked = Signal(int)
@@ -144,13 +145,8 @@ class CpuLanesPanel(QWidget):
     def lane_count(self) -> int:
         return len(self.lanes)
 
-    def render(self, snapshot: Snapshot, *args: object, **kwargs: object) -> None:  # type: ignore[override]
-        """Take in the records since the previous snapshot and redraw.
-
-        Anything but a Snapshot goes to ``QWidget.render`` (export through QSvgGenerator uses it)."""
-        if not isinstance(snapshot, Snapshot):
-            QWidget.render(self, snapshot, *args, **kwargs)
-            return
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Take in the records since the previous snapshot and redraw."""
         now = snapshot.t_ns
         self._names.update((t.tid, t.name) for t in snapshot.tasks)
         while len(self.lanes) < len(snapshot.cpus):

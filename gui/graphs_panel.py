@@ -33,6 +33,7 @@ from gui.graph_items import (
     step_curve,
 )
 from gui.qdisc_geometry import fmt_count
+from gui.snapshot_panel import SnapshotPanel
 from model.simulation import Snapshot
 
 DEFAULT_WINDOW_S = 10.0
@@ -159,7 +160,7 @@ PLOT_SPECS = {  # name: (title, y label, has a time axis, legend entries a row)
 }
 
 
-class GraphsPanel(QWidget):
+class GraphsPanel(SnapshotPanel):
     """The live graphs. ``render(snapshot)`` each frame; ``reset()`` after a restart."""
 
     _bars_key: tuple[object, ...]  # what the bars last showed: unchanged frames touch nothing
@@ -246,13 +247,8 @@ class GraphsPanel(QWidget):
 
     # ---- per frame -------------------------------------------------------------------------------
 
-    def render(self, snapshot: Snapshot, *args: object, **kwargs: object) -> None:  # type: ignore[override]
-        """Update every graph from ``snapshot``.
-
-        Anything but a Snapshot goes to ``QWidget.render`` (export through QSvgGenerator uses it)."""
-        if not isinstance(snapshot, Snapshot):
-            QWidget.render(self, snapshot, *args, **kwargs)
-            return
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Update every graph from ``snapshot``."""
         self._ensure_shape(snapshot)
         if len(snapshot.series) != self._rows:
             self._rows = len(snapshot.series)

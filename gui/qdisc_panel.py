@@ -30,6 +30,7 @@ from gui.qdisc_geometry import (
     qdisc_layout,
     token_target,
 )
+from gui.snapshot_panel import SnapshotPanel
 from model.net.view import BandView, QdiscView
 from model.simulation import Snapshot
 
@@ -83,7 +84,7 @@ def _font(point_size: int, bold: bool = False, mono: bool = False) -> QFont:
 # ---- the panel -----------------------------------------------------------------------------------
 
 
-class QdiscPanel(QWidget):
+class QdiscPanel(SnapshotPanel):
     """The prio qdisc and the CPUs contending for its dequeuer role. ``render(snapshot)`` each frame."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -110,13 +111,8 @@ class QdiscPanel(QWidget):
         self.token_xy = None
         self.update()
 
-    def render(self, snapshot: Snapshot, *args: object, **kwargs: object) -> None:  # type: ignore[override]
-        """Cache the qdisc of ``snapshot`` and move the token one frame towards its holder.
-
-        Anything but a Snapshot goes to ``QWidget.render`` (export through QSvgGenerator uses it)."""
-        if not isinstance(snapshot, Snapshot):
-            QWidget.render(self, snapshot, *args, **kwargs)
-            return
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Cache the qdisc of ``snapshot`` and move the token one frame towards its holder."""
         q = snapshot.qdisc
         moved = False
         if q is not None:

@@ -33,6 +33,7 @@ from gui.runqueue_scene import (
     SceneBuilder,
     policy_family,
 )
+from gui.snapshot_panel import SnapshotPanel
 from model.machine import TraceRecord
 from model.sched.base import RunqueueView
 from model.simulation import Snapshot
@@ -132,7 +133,7 @@ class Landing:
 # ---- the panel ------------------------------------------------------------------------------------
 
 
-class RunqueuePanel(QWidget):
+class RunqueuePanel(SnapshotPanel):
     """The run queues of the current snapshot, drawn the way the policy keeps them."""
 
     task_clicked = Signal(int)
@@ -169,13 +170,8 @@ class RunqueuePanel(QWidget):
         """The family drawn in each section (one per CPU; one for BFS's global queue)."""
         return [self._families.get(i, "") for i in range(len(self._sections()))]
 
-    def render(self, snapshot: Snapshot, *args: object, **kwargs: object) -> None:  # type: ignore[override]
-        """Draw the run queues of ``snapshot`` and mark where its yields landed.
-
-        Anything but a Snapshot goes to ``QWidget.render`` (export through QSvgGenerator uses it)."""
-        if not isinstance(snapshot, Snapshot):
-            QWidget.render(self, snapshot, *args, **kwargs)
-            return
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Draw the run queues of ``snapshot`` and mark where its yields landed."""
         self._snapshot = snapshot
         self._names = {t.tid: t.name for t in snapshot.tasks}
         self._nice = {t.tid: t.nice for t in snapshot.tasks}

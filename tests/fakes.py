@@ -1,4 +1,5 @@
-"""Test doubles: a minimal round-robin policy, so the machine can be tested apart from the real policies."""
+"""Test doubles and fixtures: a minimal round-robin policy (the machine tested apart from the real policies)
+and a small two-CPU user scenario for the GUI tests."""
 
 from __future__ import annotations
 
@@ -6,6 +7,31 @@ from collections import deque
 
 from model.sched.base import RunqueueEntry, RunqueueView, select_cpu_per_rq
 from model.task import Task
+
+# A small user scenario for the GUI tests: two CPUs, two hogs, a yield-poller and a niced sleeper.
+TWO_CPUS = """
+[scenario]
+name = "two-cpus"
+title = "Two CPUs: two hogs, a yielder and a sleeper"
+description = "A small machine for the tests."
+[machine]
+cpus = 2
+hz = 250
+[[tasks]]
+name = "hog"
+kind = "hog"
+count = 2
+[[tasks]]
+name = "yielder"
+kind = "yielder"
+run_us = 300
+[[tasks]]
+name = "sleeper"
+kind = "sleeper"
+nice = -5
+run_us = 500
+sleep_us = 3000
+"""
 
 
 class RoundRobinPolicy:

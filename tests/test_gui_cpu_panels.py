@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fakes import TWO_CPUS
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QWidget
@@ -39,27 +40,6 @@ LANDING_WORDS = {
     "bfs": "deadline",
     "eevdf": "forfeit",
 }
-TWO_CPUS = """
-[scenario]
-name = "two-cpu-panels"
-[machine]
-cpus = 2
-hz = 250
-[[tasks]]
-name = "hog"
-kind = "hog"
-count = 2
-[[tasks]]
-name = "yielder"
-kind = "yielder"
-run_us = 300
-[[tasks]]
-name = "sleeper"
-kind = "sleeper"
-nice = -5
-run_us = 500
-sleep_us = 3000
-"""
 
 
 def story(policy: str, compat: int = 0) -> Simulation:

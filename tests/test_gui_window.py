@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fakes import TWO_CPUS
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
@@ -34,28 +35,6 @@ from model.scenario import builtin_names, load_scenario, parse_scenario
 from model.simulation import Snapshot
 
 FRAME = 1 / 60
-TWO_CPUS = """
-[scenario]
-name = "two-cpus"
-title = "Two CPUs: two hogs, a yielder and a sleeper"
-description = "A small machine for the tests."
-[machine]
-cpus = 2
-hz = 250
-[[tasks]]
-name = "hog"
-kind = "hog"
-count = 2
-[[tasks]]
-name = "yielder"
-kind = "yielder"
-run_us = 200
-[[tasks]]
-name = "sleeper"
-kind = "sleeper"
-run_us = 300
-sleep_us = 2000
-"""
 
 
 @pytest.fixture

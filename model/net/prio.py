@@ -224,8 +224,7 @@ class PrioQdisc:
         and prio_enqueue() then bumps the root's qlen or drops. The requeue slot is the root's, so it
         does not count against a band's limit.
         """
-        if not 0 <= band < self._bands:
-            self._check_band(band)
+        self._check_band(band)
         if n < 0:
             raise ValueError(f"n must be >= 0 packets, got {n}")
         fifo = self._fifos[band]

@@ -38,7 +38,7 @@ import numpy as np
 
 from model.events import PRIO_IRQ, PRIO_TASK
 from model.machine import Machine
-from model.net.owners import PatternFifo
+from model.net.owners import PatternFifo, pattern_counts
 from model.net.prio import PrioQdisc
 
 EXIT_REASONS = ("quota", "need_resched", "jiffy", "empty", "tx_busy")
@@ -82,10 +82,6 @@ class Sender:
     ready_ns: int = 0  # when it next reaches dev_queue_xmit (state USER)
     enqueued: int = 0
     dropped: int = 0
-    own: tuple[int, ...] = ()  # (cpu,): the owner pattern of its packets in a PatternFifo
-
-    def __post_init__(self) -> None:
-        self.own = (self.cpu,)
 
 
 @dataclass
@@ -225,7 +221,7 @@ class TxPath:
                 self.requeued_in_stop = True
                 self.c.requeues += 1  # the first one parks its packet in gso_skb (dev_requeue_skb)
             accepted, dropped = self.q.enqueue(s.cpu, s.band, attempts if attempts < room else room)
-            self.owners[s.band].push(s.own, 0, accepted)
+            self.owners[s.band].push((s.cpu,), 0, accepted)
             s.inflight += accepted
             s.enqueued += accepted
             s.dropped += dropped
@@ -267,7 +263,7 @@ class TxPath:
     def _enqueue(self, cpu: int, n: int) -> None:
         s = self.senders[cpu]
         accepted, dropped = self.q.enqueue(cpu, s.band, n)
-        self.owners[s.band].push(s.own, 0, accepted)
+        self.owners[s.band].push((s.cpu,), 0, accepted)
         s.inflight += accepted
         s.enqueued += accepted
         s.dropped += dropped
@@ -309,7 +305,7 @@ class TxPath:
             return
         # One packet of the dequeuer's loop; with contenders the root lock bounces to an enqueuer.
         self.cycle_ns = c = self.cycle_contended_ns if self.fifo else self.cycle_alone_ns
-        if self._nic and not self.irq_armed:
+        if self._nic:
             self._arm_irq()  # the NIC interrupts for the completions this tenure will cause
         n = self._packets_to_next_point(c)
         self.step_gen += 1
@@ -380,45 +376,32 @@ class TxPath:
             free = self.wire_free_ns + sent * w
             self.wire_free_ns = free if free > last else last
             self.ring_posted += sent
-            if not self.irq_armed:
-                self._arm_irq()
+            self._arm_irq()
 
     def _contenders_enqueue(self, n: int) -> None:
         """The busylock line's enqueues over ``n`` turns: one per turn, round robin in line order."""
         q = self.q
         cpus = tuple(self.fifo)
-        m = len(cpus)
-        full, rem = divmod(n, m)  # the first ``rem`` in line get one more turn than the others
+        shares: dict[int, int] = {}
+        pattern_counts(cpus, 0, n, shares)
         senders = self.senders
         band = senders[cpus[0]].band
-        one_band = True
-        for cpu in cpus:
-            if senders[cpu].band != band:
-                one_band = False
-                break
-        if one_band and q.band_qlen(band) + n <= self._limit:
+        if all(senders[c].band == band for c in cpus) and q.band_qlen(band) + n <= self._limit:
             # One band with room: the turns' packets go in as one interleaved run.
             q.enqueue(cpus[0], band, n)
             self.owners[band].push(cpus, 0, n)
-            share = full + 1
-            for i, cpu in enumerate(cpus):
-                if i == rem:
-                    share = full
-                s = senders[cpu]
-                s.inflight += share
-                s.enqueued += share
+            for cpu, share in shares.items():
+                senders[cpu].inflight += share
+                senders[cpu].enqueued += share
         else:  # SIMPLIFICATION: with several bands or drops, bands are filled sender by sender
-            for i, cpu in enumerate(cpus):
-                share = full + 1 if i < rem else full
-                if share:
-                    s = senders[cpu]
-                    accepted, dropped = q.enqueue(cpu, s.band, share)
-                    self.owners[s.band].push(s.own, 0, accepted)
-                    s.inflight += accepted
-                    s.enqueued += accepted
-                    s.dropped += dropped
-        if m > 1:
-            self.fifo.rotate(-(n % m))
+            for cpu, share in shares.items():
+                s = senders[cpu]
+                accepted, dropped = q.enqueue(cpu, s.band, share)
+                self.owners[s.band].push((cpu,), 0, accepted)
+                s.inflight += accepted
+                s.enqueued += accepted
+                s.dropped += dropped
+        self.fifo.rotate(-(n % len(cpus)))
         for cpu in cpus:
             s = senders[cpu]
             if s.inflight >= s.wmem_pkts:
