@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from model import PACKAGE_DIR
 from model.sched import POLICIES
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+RESOURCES = PACKAGE_DIR.parent / "resources"  # not __file__: a compiled module's differs
 SCENARIO_DIR = RESOURCES / "scenarios"
 
 Value = int | float | str | bool | tuple[int, ...]
@@ -181,7 +182,7 @@ class Scenario:
                     out[f"{section}.{f.name}"] = getattr(obj, f.name)
         return out
 
-    def with_overrides(self, overrides: Mapping[str, str | Value]) -> Scenario:
+    def with_overrides(self, overrides: Mapping[str, object]) -> Scenario:
         """A copy with dotted keys replaced; string values are parsed like TOML values."""
         sections: dict[str, dict[str, Any]] = {}
         for key, raw in overrides.items():
@@ -210,7 +211,7 @@ SECTIONS: dict[str, type] = {
 }
 
 
-def _parse_cli_value(raw: str | Value) -> Any:
+def _parse_cli_value(raw: object) -> Any:
     if not isinstance(raw, str):
         return raw
     try:

@@ -325,10 +325,17 @@ def test_status_line_names_the_key_settings() -> None:
 
 
 def test_model_failure_in_a_timer_frame_is_a_signal(window: MainWindow, qtbot, monkeypatch) -> None:
-    def boom(dt_ns: int) -> Snapshot:
-        raise RuntimeError("broken model")
+    class Broken:  # the real simulation but for advance(); a wrapper, as compiled classes are sealed
+        def __init__(self, real: object) -> None:
+            self._real = real
 
-    monkeypatch.setattr(window.playback.simulation, "advance", boom)
+        def __getattr__(self, name: str) -> object:
+            return getattr(self._real, name)
+
+        def advance(self, dt_ns: int) -> Snapshot:
+            raise RuntimeError("broken model")
+
+    monkeypatch.setattr(window.playback, "simulation", Broken(window.playback.simulation))
     monkeypatch.setattr(window, "show_error", lambda title, message: None)
     with qtbot.waitSignal(window.playback.error) as blocker:
         window.playback._on_timeout()

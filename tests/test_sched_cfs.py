@@ -6,7 +6,6 @@ documents. Golden figures are worked out by hand in the docstrings (KERNEL.md §
 
 from __future__ import annotations
 
-import copy
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -645,14 +644,14 @@ def test_budget_never_overestimates(case: str) -> None:
     assert budget is not None and budget > 50 * US
     steps = (1 * US, 997, 3 * US + 1) + ((3,) if budget < 200 * US else ())  # 3 ns: worst truncation
     for step in steps:
-        switched_at = step_yields(copy.deepcopy(sim), step, 3 * budget)
+        switched_at = step_yields(setup(), step, 3 * budget)
         assert budget < switched_at < NEVER
         if tight_stepped and step == 1 * US:
             assert switched_at <= budget + step
-    assert step_yields(copy.deepcopy(sim), budget, budget) == NEVER  # one charge of the whole budget
+    assert step_yields(setup(), budget, budget) == NEVER  # one charge of the whole budget
     if tight_single:
-        assert step_yields(copy.deepcopy(sim), budget + 1, budget + 1) == budget + 1
-    later = copy.deepcopy(sim)
+        assert step_yields(setup(), budget + 1, budget + 1) == budget + 1
+    later = setup()  # the setups are deterministic: a fresh one is a copy
     later.now += 40 * US  # asked later, without a charge in between: the budget shrinks by that much
     assert later.policy.yield_noop_budget_ns(0, later.now) == budget - 40 * US
 

@@ -8,6 +8,7 @@ fills when the driver is busy. Bulk operations cost O(bands + runs); see ``model
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from model.net.qdisc import (
@@ -60,35 +61,40 @@ _TC_H_MIN_MASK = 0x0000_FFFF
 _U32_MAX = 0xFFFF_FFFF
 
 
-def _check_int(field: str, value: object) -> None:
+def _check_int(field: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{field} must be an integer, got {value!r}")
+    return value
 
 
-def _check_tune(bands: int, priomap: tuple[int, ...], limit: int, handle: int) -> tuple[int, ...]:
-    """sch_prio.c prio_tune(): bands outside 2..TCQ_PRIO_BANDS and priomap entries >= bands are -EINVAL."""
-    _check_int("bands", bands)
-    if not TCQ_PRIO_MIN_BANDS <= bands <= TCQ_PRIO_BANDS:
-        raise ValueError(
-            f"bands must be {TCQ_PRIO_MIN_BANDS}..{TCQ_PRIO_BANDS} (TCQ_PRIO_BANDS), got {bands}"
-        )
-    priomap = tuple(priomap)
-    if len(priomap) != TC_PRIO_MAX + 1:
+def _check_tune(
+    bands: object, priomap: Iterable[object], limit: object, handle: object
+) -> tuple[int, tuple[int, ...], int, int]:
+    """sch_prio.c prio_tune(): bands outside 2..TCQ_PRIO_BANDS and priomap entries >= bands are -EINVAL.
+
+    Typed ``object``: the values come from users, and the checks must hold in a compiled build too."""
+    n = _check_int("bands", bands)
+    if not TCQ_PRIO_MIN_BANDS <= n <= TCQ_PRIO_BANDS:
+        raise ValueError(f"bands must be {TCQ_PRIO_MIN_BANDS}..{TCQ_PRIO_BANDS} (TCQ_PRIO_BANDS), got {n}")
+    entries = tuple(priomap)
+    if len(entries) != TC_PRIO_MAX + 1:
         raise ValueError(
             f"priomap must have {TC_PRIO_MAX + 1} entries (one per priority 0..{TC_PRIO_MAX}), "
-            f"got {len(priomap)}"
+            f"got {len(entries)}"
         )
-    for prio, band in enumerate(priomap):
-        _check_int(f"priomap[{prio}]", band)
-        if not 0 <= band < bands:
-            raise ValueError(f"priomap[{prio}] must be a band 0..{bands - 1} (bands={bands}), got {band}")
-    _check_int("limit", limit)
-    if limit < 0:
-        raise ValueError(f"limit (tx_queue_len) must be >= 0 packets, got {limit}")
-    _check_int("handle", handle)
-    if handle & _TC_H_MIN_MASK or not 0 < handle <= _U32_MAX:
-        raise ValueError(f"handle must be a qdisc handle MAJ:0 (0x10000..0xffff0000), got {handle:#x}")
-    return priomap
+    bands_of: list[int] = []
+    for prio, entry in enumerate(entries):
+        band = _check_int(f"priomap[{prio}]", entry)
+        if not 0 <= band < n:
+            raise ValueError(f"priomap[{prio}] must be a band 0..{n - 1} (bands={n}), got {band}")
+        bands_of.append(band)
+    packets = _check_int("limit", limit)
+    if packets < 0:
+        raise ValueError(f"limit (tx_queue_len) must be >= 0 packets, got {packets}")
+    major = _check_int("handle", handle)
+    if major & _TC_H_MIN_MASK or not 0 < major <= _U32_MAX:
+        raise ValueError(f"handle must be a qdisc handle MAJ:0 (0x10000..0xffff0000), got {major:#x}")
+    return n, tuple(bands_of), packets, major
 
 
 class PrioQdisc:
@@ -107,21 +113,19 @@ class PrioQdisc:
 
     def __init__(
         self,
-        bands: int = DEFAULT_BANDS,
-        priomap: tuple[int, ...] = DEFAULT_PRIOMAP,
-        limit: int = DEFAULT_TX_QUEUE_LEN,
-        handle: int = DEFAULT_PRIO_HANDLE,
+        bands: object = DEFAULT_BANDS,
+        priomap: Iterable[object] = DEFAULT_PRIOMAP,
+        limit: object = DEFAULT_TX_QUEUE_LEN,
+        handle: object = DEFAULT_PRIO_HANDLE,
     ) -> None:
-        priomap = _check_tune(bands, priomap, limit, handle)
-        self._bands = bands
-        self._priomap = priomap
+        n, self._priomap, packets, self._handle = _check_tune(bands, priomap, limit, handle)
+        self._bands = n
         # sch_fifo.c fifo_init(): `u32 limit = qdisc_dev(sch)->tx_queue_len ? : 1;`
-        self._limit = limit or 1
-        self._handle = handle
-        self._fifos = [RunFifo() for _ in range(bands)]
-        self._enqueued = [0] * bands  # per band: attempts, accepted + dropped
-        self._sent = [0] * bands  # per band: child bstats.packets
-        self._dropped = [0] * bands  # per band: child qstats.drops (the root's drops are their sum)
+        self._limit = packets or 1
+        self._fifos = [RunFifo() for _ in range(n)]
+        self._enqueued = [0] * n  # per band: attempts, accepted + dropped
+        self._sent = [0] * n  # per band: child bstats.packets
+        self._dropped = [0] * n  # per band: child qstats.drops (the root's drops are their sum)
         self._dequeued = 0  # root: net packets gone out (see QdiscStats)
         self._requeues = 0  # root qstats.requeues
         self._qlen = 0  # root q.qlen: bands + requeue slot
