@@ -302,14 +302,18 @@ class EevdfPolicy:
 
     def _update_min_vruntime(self, rq: CfsRq) -> None:
         # update_min_vruntime(): the least vruntime of curr and the tree, and never backwards.
-        v = rq.curr.se.vruntime if rq.curr is not None else None
-        for task in rq.queued:
-            tv = task.se.vruntime
-            if v is None or tv < v:
-                v = tv
-        if v is not None and v > rq.min_vruntime:
+        queued = rq.queued
+        if rq.curr is None and not queued:
+            return
+        first: EevdfEntity = (rq.curr if rq.curr is not None else queued[0]).se
+        v = first.vruntime
+        for task in queued:
+            se: EevdfEntity = task.se  # typed: a compiled build reads the field directly
+            if se.vruntime < v:
+                v = se.vruntime
+        if v > rq.min_vruntime:
             rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update(): keys shift down
-            rq.min_vruntime = int(v)
+            rq.min_vruntime = v
 
     def _place_entity(self, rq: CfsRq, se: EevdfEntity, initial: bool) -> None:
         keys, load = self._load(rq)
@@ -337,11 +341,12 @@ class EevdfPolicy:
         keys, load = sums
         v0 = rq.min_vruntime
         best = None  # the earliest eligible deadline; the tree's order (first queued) on ties
+        best_deadline = 0
         for t in rq.queued:
-            se = t.se
-            if keys >= (se.vruntime - v0) * load and (best is None or se.deadline < best.se.deadline):
-                best = t
-        if curr is not None and (best is None or curr.se.deadline < best.se.deadline):
+            se: EevdfEntity = t.se
+            if keys >= (se.vruntime - v0) * load and (best is None or se.deadline < best_deadline):
+                best, best_deadline = t, se.deadline
+        if curr is not None and (best is None or curr.se.deadline < best_deadline):
             best = curr  # entity_before(curr, best) is strict: a queued entity wins a tie
         if best is None:  # "EEVDF scheduling fail, picking leftmost"
             best = min(rq.queued, key=_deadline)
