@@ -9,10 +9,14 @@ run in progress is kept.
 
 from __future__ import annotations
 
+import importlib.metadata
+import platform
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+import pyqtgraph as pg
+import PySide6
+from PySide6.QtCore import QByteArray, QSettings, Qt, qVersion
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -27,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+import model
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
 from gui.controls_panel import IPERF_LABELS, POLICY_LABELS, ControlsPanel, has_qdisc
 from gui.cpu_lanes import CpuLanesPanel
@@ -82,6 +87,28 @@ def default_settings() -> QSettings:
 def shortcut_sheet_html() -> str:
     rows = "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in SHORTCUTS)
     return f"<h3>Keyboard shortcuts</h3><table cellpadding='4'>{rows}</table>"
+
+
+def about_html() -> str:
+    """Help → About: what schedlab is, its version, and how its model runs here (compiled or not)."""
+    try:
+        version = importlib.metadata.version("schedlab")
+    except importlib.metadata.PackageNotFoundError:
+        version = "(not installed)"
+    build = (
+        "compiled with mypyc"
+        if model.NATIVE
+        else "from its Python sources (not compiled: <code>./run.sh</code> compiles it, see the README)"
+    )
+    return (
+        f"<h3>schedlab {version}</h3>"
+        "<p>Linux CPU and packet scheduling, made visible: O(1), CFS, BFS and EEVDF, "
+        "<code>sched_yield()</code>, and the prio qdisc's dequeuer role, retold through the 2007, 2009 "
+        "and 2011 kernel stories.</p>"
+        f"<p>Simulation model: {build}.<br>"
+        f"Python {platform.python_version()}, Qt {qVersion()}, PySide6 {PySide6.__version__}, "
+        f"pyqtgraph {pg.__version__}.</p>"
+    )
 
 
 def status_text(settings: dict[str, Any], seed: int, qdisc: bool = False, yields: bool = True) -> str:
@@ -224,6 +251,10 @@ class MainWindow(QMainWindow):
         self.fullscreen_action.setCheckable(True)
         help_menu = bar.addMenu("&Help")
         self._menu_action(help_menu, "Shortcuts", "?", self.show_shortcuts)
+        about = QAction("About schedlab", self)
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        about.triggered.connect(self.show_about)
+        help_menu.addAction(about)
 
     def _wire(self) -> None:
         pb, tc, ctl = self.playback, self.time_controls, self.controls
@@ -392,6 +423,9 @@ class MainWindow(QMainWindow):
         f.setPointSize(14)
         box.setFont(f)
         box.exec()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About schedlab", about_html())
 
     # ---- window state -----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
+import model
 from gui.controls_panel import why_disabled
 from gui.main_window import MainWindow, last_story, status_text
 from gui.playback import (
@@ -182,6 +183,15 @@ def test_shortcut_sheet_on_question_mark(window: MainWindow, qtbot, monkeypatch)
     activate(window, qtbot)
     qtbot.keyClick(window, Qt.Key.Key_Question)
     assert shown and "Space" in shown[0] and "Reset All" in shown[0]
+
+
+def test_about_says_how_the_model_runs(window: MainWindow, monkeypatch) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "about", lambda parent, title, text: shown.append(text))
+    about = next(a for a in window.menuBar().actions()[-1].menu().actions() if a.text() == "About schedlab")
+    about.trigger()
+    expected = "compiled with mypyc" if model.NATIVE else "from its Python sources"
+    assert shown and "<h3>schedlab " in shown[0] and expected in shown[0]
 
 
 # ---- controls reach the model ------------------------------------------------------------------
