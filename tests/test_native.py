@@ -91,3 +91,34 @@ def test_an_edited_source_is_not_shadowed_by_a_stale_build(tmp_path: Path) -> No
     with (tmp_path / "model" / "task.py").open("a") as f:
         f.write("# an edit\n")
     assert loaded_from(tmp_path) == (False, "machine.py")
+
+
+def test_a_missing_compiler_is_named_with_its_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    from model import build_native
+
+    monkeypatch.setattr(build_native.shutil, "which", lambda name: None)
+    reason = build_native.missing_prerequisite()
+    assert reason is not None and "no C compiler" in reason and "apt-get install gcc" in reason
+
+
+def test_missing_python_headers_are_named_with_their_package(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from model import build_native
+
+    monkeypatch.setattr(build_native.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(build_native.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    reason = build_native.missing_prerequisite()
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert reason is not None and "no Python headers" in reason and f"python{version}-dev" in reason
+
+
+def test_without_a_compiler_the_build_says_so_in_one_line_and_exits_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from model import build_native
+
+    monkeypatch.setattr(build_native.shutil, "which", lambda name: None)
+    assert build_native.main([]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("schedlab: cannot compile the model: no C compiler")
