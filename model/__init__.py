@@ -11,7 +11,6 @@ only while they match the sources byte for byte (the stamp below); after any edi
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import os
@@ -45,8 +44,10 @@ def _native_build_is_current() -> bool:
         return False
 
 
-class _SourceFirst(importlib.abc.MetaPathFinder):
-    """Load ``model.*`` modules from their ``.py`` files even where a compiled module lies beside them."""
+class _SourceFirst:
+    """Load ``model.*`` modules from their ``.py`` files even where a compiled module lies beside them.
+
+    A meta-path finder by its ``find_spec`` alone (importlib.abc would cost more to import than the check)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
