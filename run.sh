@@ -103,13 +103,12 @@ ensure_venv() {
 # sources); SCHEDLAB_PURE=1 skips it. Without a C compiler or Python's headers the model runs from its
 # Python sources: correct, slower, and said so.
 ensure_native() {
-    local include
+    local packages
     case ${SCHEDLAB_PURE:-0} in "" | 0) ;; *) return 0 ;; esac
     "$PY" -c 'import model, sys; sys.exit(not model.NATIVE)' && return 0
-    command -v "$("$PY" -c 'import sysconfig; print((sysconfig.get_config_var("CC") or "cc").split()[0])')" \
-        >/dev/null || apt_install gcc libc6-dev || true
-    include=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
-    [ -f "$include/Python.h" ] || apt_install "python$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')-dev" || true
+    packages=$("$PY" -m model.build_native --packages) || packages=""
+    # shellcheck disable=SC2086 # a list of package names
+    [ -z "$packages" ] || apt_install $packages || true # not root: build_native names them below
     say "compiling the model with mypyc (about a minute on 2 cores; again only after model/ changes)"
     "$PY" -m model.build_native ||
         say "going on with the model's Python sources: the same results, several times slower"

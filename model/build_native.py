@@ -42,6 +42,19 @@ def clean() -> None:
         path.unlink()
 
 
+def toolchain_gaps() -> list[tuple[str, str]]:
+    """What the C toolchain lacks here, each as (what is missing, the Debian packages that provide it)."""
+    gaps: list[tuple[str, str]] = []
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        gaps.append((f"no C compiler ({compiler})", "gcc libc6-dev"))
+    header = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not header.is_file():
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        gaps.append((f"no Python headers ({header})", f"python{version}-dev"))
+    return gaps
+
+
 def missing_prerequisite() -> str | None:
     """Why a build cannot run here, as the line to print, or None."""
     try:
@@ -49,13 +62,10 @@ def missing_prerequisite() -> str | None:
         import setuptools  # noqa: F401
     except ImportError as exc:
         return f"mypyc or setuptools is not installed ({exc}); run ./run.sh once to install the dev tools"
-    compiler = sysconfig.get_config_var("CC") or "cc"
-    if shutil.which(compiler.split()[0]) is None:
-        return f"no C compiler ({compiler.split()[0]}): install it with `sudo apt-get install gcc`"
-    header = Path(sysconfig.get_paths()["include"]) / "Python.h"
-    if not header.is_file():
-        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-        return f"no Python headers ({header}): install them with `sudo apt-get install python{version}-dev`"
+    gaps = toolchain_gaps()
+    if gaps:
+        what = "; ".join(w for w, _ in gaps)
+        return f"{what}: install with `sudo apt-get install {' '.join(p for _, p in gaps)}`"
     return None
 
 
@@ -96,9 +106,15 @@ def build() -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m model.build_native", description=__doc__)
     parser.add_argument("--clean", action="store_true", help="remove the compiled modules and the stamp")
+    parser.add_argument(
+        "--packages", action="store_true", help="print the Debian packages the build lacks here, and stop"
+    )
     args = parser.parse_args(argv)
     if args.clean:
         clean()
+        return 0
+    if args.packages:
+        print(" ".join(p for _, p in toolchain_gaps()))
         return 0
     reason = missing_prerequisite()
     if reason is not None:

@@ -101,6 +101,18 @@ def test_a_missing_compiler_is_named_with_its_package(monkeypatch: pytest.Monkey
     assert reason is not None and "no C compiler" in reason and "apt-get install gcc" in reason
 
 
+def test_packages_lists_what_run_sh_installs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from model import build_native
+
+    monkeypatch.setattr(build_native.shutil, "which", lambda name: None)
+    monkeypatch.setattr(build_native.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
+    assert build_native.main(["--packages"]) == 0
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert capsys.readouterr().out.split() == ["gcc", "libc6-dev", f"python{version}-dev"]
+
+
 def test_missing_python_headers_are_named_with_their_package(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
