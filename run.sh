@@ -211,12 +211,14 @@ ensure_native() {
             "$(cut -f2 <<<"$gaps" | paste -sd' ')"
         return 0
     fi
-    say "compiling the model with mypyc ($state; about a minute on 2 cores; again only after model/ changes)"
+    say "compiling the model with mypyc ($state; a minute or two on 2 cores; again only after model/ changes)"
     group=$(native_group "$ext")
-    start=$(date +%s)
+    start=$(date +%s.%N) # to the nanosecond: an edit just before the build is not one during it
     mkdir -p "$(dirname "$NATIVE_LOG")"
     if SCHEDLAB_COMPILE=1 "$PY" setup.py build_ext --inplace >"$NATIVE_LOG" 2>&1 && [ -e "$group" ]; then
-        # The library's time is the build's start: a source saved during the build counts as newer.
+        # The library stands for the sources as they were when the build started: a source saved
+        # while it ran counts as newer. (setuptools may also have kept the library as it was, when the
+        # C code came out the same, e.g. after an edit of a comment.)
         touch -d "@$start" "$group"
         say "compiled $(compiled_sources | wc -l) model modules"
     else

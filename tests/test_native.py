@@ -236,3 +236,53 @@ def test_without_a_compiler_a_stale_build_is_removed_and_one_line_says_so(tmp_pa
     err = done.stderr.strip().splitlines()
     assert len(err) == 1 and "runs from its Python sources" in err[0]
     assert "sudo apt-get install gcc libc6-dev python3.11-dev" in err[0]
+
+
+def fake_builder(tmp_path: Path, outcome: str) -> Path:
+    """A stand-in python whose ``setup.py build_ext`` writes empty compiled modules for every source
+    (``ok``), also edits a source meanwhile (``edit``), keeps them as they were, as setuptools does
+    when the generated C code is unchanged (``kept``), or fails (``fail``)."""
+    include = tmp_path / "include"
+    include.mkdir(exist_ok=True)
+    (include / "Python.h").write_text("")
+    script = tmp_path / "python"
+    script.write_text(
+        "#!/bin/bash\n"
+        'case "$*" in\n'
+        f'  *EXT_SUFFIX*) echo "{EXT}" ;;\n'
+        f'  *setup.py*) [ {outcome} = fail ] && {{ echo "error: model/a.py:1: bad" >&2; exit 1; }}\n'
+        f"    [ {outcome} = kept ] && exit 0\n"
+        f'    for py in $(compiled_sources); do : >"${{py%.py}}{EXT}"; done; : >"{GROUP}"\n'
+        f'    [ {outcome} = edit ] && echo "# saved during the build" >>model/a.py; exit 0 ;;\n'
+        f'  *) printf "%s\\n" sh "{include}" 3.11 ;;\n'
+        "esac\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def rebuild(tmp_path: Path, outcome: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    tree = make_tree(tmp_path)
+    (tree / "model/sub/b.py").write_text("# an edit\n")
+    # The fake build runs in a child shell: it needs compiled_sources from run.sh too.
+    done = shell(tree, "export -f compiled_sources; ensure_native", PY=str(fake_builder(tmp_path, outcome)))
+    assert done.returncode == 0, done.stderr
+    return tree, done
+
+
+@pytest.mark.parametrize("outcome", ["ok", "kept"])
+def test_a_stale_build_is_rebuilt_and_then_current(tmp_path: Path, outcome: str) -> None:
+    tree, done = rebuild(tmp_path, outcome)
+    assert "model/sub/b.py changed" in done.stderr and "compiled 2 model modules" in done.stderr
+    assert state(tree) == "current"
+
+
+def test_a_source_saved_during_the_build_is_seen_as_newer(tmp_path: Path) -> None:
+    tree, _ = rebuild(tmp_path, "edit")
+    assert state(tree) == "model/a.py changed"
+
+
+def test_a_failed_build_leaves_the_sources_and_says_why(tmp_path: Path) -> None:
+    tree, done = rebuild(tmp_path, "fail")
+    assert not list(tree.glob("model/**/*.so")), "a failed build left compiled modules in place"
+    assert "error: model/a.py:1: bad" in done.stderr and "compiling the model failed" in done.stderr
