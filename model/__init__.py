@@ -33,7 +33,7 @@ NATIVE = _runs_compiled()
 def resource_root() -> Path:
     """The folder of schedlab's scenarios, lessons and icons: ``resources/`` in the source tree,
     package data ``schedlab_resources/`` in an installed wheel."""
-    from importlib.resources import files  # only when asked: it costs more than the rest of this file
+    from importlib.resources import files  # here, not above: `import model` alone stays cheap
 
     root = files(RESOURCE_PACKAGE)
     if not isinstance(root, Path):  # a zip import or a namespace package: schedlab is installed as files
