@@ -15,9 +15,10 @@ from typing import Any
 from PySide6.QtGui import QFont, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
-from model.scenario import RESOURCES, Scenario
+from model import resource_root
+from model.scenario import Scenario
 
-LESSON_DIR = RESOURCES / "lessons"
+LESSON_DIR = resource_root() / "lessons"
 TEXT_PT = 13
 
 # What sched_yield() does to the caller, per policy and sched_compat_yield (see the scheduler modules).

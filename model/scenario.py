@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model import PACKAGE_DIR
+from model import resource_root
 from model.sched import POLICIES
 
-RESOURCES = PACKAGE_DIR.parent / "resources"  # not __file__: a compiled module's differs
+RESOURCES = resource_root()  # resources/ in the source tree, package data when installed
 SCENARIO_DIR = RESOURCES / "scenarios"
 
 Value = int | float | str | bool | tuple[int, ...]

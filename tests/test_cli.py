@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gui.cli import main
+from model.cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -110,3 +110,23 @@ def test_the_readme_example_scenario_runs(capsys: pytest.CaptureFixture[str], tm
     code, out, err = run(capsys, "run", str(path), "--duration", "0.2", "--json")
     assert code == 0, err
     assert set(json.loads(out)["threads"]) == {"hog", "niced", "poller", "maker"}
+
+
+def test_csv_replaces_the_file_only_when_complete(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "series.csv"
+    target.write_text("an older run\n")
+    code, _, err = run(capsys, "run", "cfs-yield-2007", "--duration", "0.2", "--csv", str(target))
+    assert code == 0, err
+    assert target.read_text().startswith("t_s,bandwidth_mbps")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["series.csv"]  # no temporary file left
+
+
+def test_csv_onto_a_folder_fails_in_one_line_and_leaves_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "taken").mkdir()
+    code, _, err = run(capsys, "run", "cfs-yield-2007", "--duration", "0.1", "--csv", str(tmp_path / "taken"))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "--csv" in err and "cannot write" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+    assert not list((tmp_path / "taken").iterdir())
