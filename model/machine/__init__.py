@@ -1,0 +1,18 @@
+"""The machine, in layers, one responsibility each (every layer builds on the one before):
+
+* ``cpu``: a CPU's state, its segments and their accounting (CPU time is conserved);
+* ``switching``: the machine's state and ``schedule()``: context switches, preemption, yields, ticks;
+* ``sleeping``: timers, wait queues and wakeups;
+* ``interrupts``: hard interrupts and softirqs, and what a CPU does when they end;
+* ``spinning``: yield-polling loops in closed form;
+* ``programs``: ``Machine`` itself, which creates tasks and runs their programs.
+
+Only the event queue moves the clock (``model.events``).
+"""
+
+from model.machine.cpu import SPINNING, Cpu
+from model.machine.programs import Machine
+from model.machine.switching import MAX_SYNC_DEPTH, TRACE_LIMIT
+from model.machine.trace import TraceRecord
+
+__all__ = ["MAX_SYNC_DEPTH", "SPINNING", "TRACE_LIMIT", "Cpu", "Machine", "TraceRecord"]
