@@ -3,7 +3,9 @@
 A scenario file has sections ``[scenario]``, ``[machine]``, ``[sched]``, ``[net]``, ``[iperf]`` and
 any number of ``[[tasks]]``. Every key is validated against the dataclass that declares it (type,
 range or choices, unit in the name); an unknown key is an error that lists the allowed ones. The
-dotted keys (``sched.policy``) are what ``--set`` and the JSON ``settings`` use.
+dotted keys (``sched.policy``) are what ``--set`` and the JSON ``settings`` use. ``[sched]`` holds the
+policy and every tunable a policy declares in the registry (``model.sched``); ``key_specs`` lists every
+key with its default, range or choices and meaning, for the window's controls.
 """
 
 from __future__ import annotations
@@ -16,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from model import resource_root
-from model.sched import POLICIES
+from model.sched import POLICIES, TUNABLES
+from model.snapshot import Value
 
 RESOURCES = resource_root()  # resources/ in the source tree, package data when installed
 SCENARIO_DIR = RESOURCES / "scenarios"
-
-Value = int | float | str | bool | tuple[int, ...]
 
 
 class ScenarioError(ValueError):
@@ -43,10 +44,25 @@ class MachineSpec:
     syscall_ns: int = _spec(3_000, "CPU cost of one sched_yield() that does not switch", 0, 1_000_000)
 
 
+def _default_tunables() -> tuple[tuple[str, int], ...]:
+    return tuple((key, t.default) for key, t in TUNABLES.items())
+
+
 @dataclass(frozen=True)
 class SchedSpec:
     policy: str = _spec("cfs-2.6.23", "CPU scheduler", choices=tuple(POLICIES))
-    compat_yield: int = _spec(0, "/proc/sys/kernel/sched_compat_yield (CFS 2.6.23/24)", choices=(0, 1))
+    # Every registered tunable (model.sched.TUNABLES), whatever the policy: one that is not the policy's
+    # is kept (a restart under another policy uses it) and does nothing.
+    tunables: tuple[tuple[str, int], ...] = field(default_factory=_default_tunables)
+
+    def tunable(self, key: str) -> int:
+        return dict(self.tunables)[key]
+
+    def replaced(self, values: Mapping[str, Any]) -> SchedSpec:
+        """A copy with ``policy`` and tunables (by key) replaced; the values are validated already."""
+        tunables = dict(self.tunables)
+        tunables.update((k, int(v)) for k, v in values.items() if k != "policy")
+        return SchedSpec(str(values.get("policy", self.policy)), tuple(tunables.items()))
 
 
 @dataclass(frozen=True)
@@ -180,6 +196,8 @@ class Scenario:
             for f in dataclasses.fields(spec):
                 if f.metadata:
                     out[f"{section}.{f.name}"] = getattr(obj, f.name)
+            if section == "sched":
+                out.update((f"sched.{key}", value) for key, value in self.sched.tunables)
         return out
 
     def with_overrides(self, overrides: Mapping[str, object]) -> Scenario:
@@ -192,9 +210,11 @@ class Scenario:
             sections.setdefault(section, {})[name] = _parse_cli_value(raw)
         top: dict[str, Any] = {}
         for section, values in sections.items():
-            checked = _validate(SECTIONS[section], values, section, "--set")
+            checked = _validate(section_specs(section), values, section, "--set")
             if section == "scenario":
                 top.update(checked)
+            elif section == "sched":
+                top[section] = self.sched.replaced(checked)
             else:
                 top[section] = dataclasses.replace(getattr(self, section), **checked)
         return dataclasses.replace(self, **top)
@@ -220,39 +240,76 @@ def _parse_cli_value(raw: object) -> Any:
         return raw  # a bare word: a string
 
 
-def _allowed(f: dataclasses.Field[Any]) -> str:
-    m = f.metadata
-    if m["choices"] is not None:
-        return "one of " + ", ".join(str(c) for c in m["choices"])
-    if m["lo"] is not None:
-        return f"{m['lo']}..{m['hi']}"
-    if f.name == "priomap":
+@dataclass(frozen=True)
+class KeySpec:
+    """One dotted key: its default, what is allowed, and what it means."""
+
+    key: str
+    default: Any
+    doc: str
+    lo: float | None = None
+    hi: float | None = None
+    choices: tuple[Any, ...] | None = None
+
+    @property
+    def type(self) -> type:
+        return type(self.default)
+
+
+def section_specs(section: str) -> dict[str, KeySpec]:
+    """The keys of one section by name: its dataclass fields, and for ``[sched]`` the registry's tunables."""
+    out = _specs_of(SECTIONS[section], section)
+    if section == "sched":
+        for key, t in TUNABLES.items():
+            allowed = t.allowed()
+            if isinstance(allowed, range):
+                out[key] = KeySpec(f"sched.{key}", t.default, t.help, allowed.start, allowed.stop - 1)
+            else:
+                out[key] = KeySpec(f"sched.{key}", t.default, t.help, choices=allowed)
+    return out
+
+
+def key_specs() -> dict[str, KeySpec]:
+    """Every dotted key (``[[tasks]]`` excluded) and its spec."""
+    return {spec.key: spec for section in SECTIONS for spec in section_specs(section).values()}
+
+
+def _allowed(spec: KeySpec) -> str:
+    if spec.choices is not None:
+        return "one of " + ", ".join(str(c) for c in spec.choices)
+    if spec.lo is not None:
+        return f"{spec.lo}..{spec.hi}"
+    if spec.key == "qdisc.priomap":
         return "16 band numbers, each below qdisc.bands"
-    return {bool: "true or false", str: "a string", int: "an integer"}.get(
-        _field_type(f), "a list of CPU numbers"
-    )
+    return {bool: "true or false", str: "a string", int: "an integer"}.get(spec.type, "a list of CPU numbers")
 
 
-def _field_type(f: dataclasses.Field[Any]) -> type:
-    return type(f.default) if f.default is not dataclasses.MISSING else tuple
-
-
-def _validate(spec: type, values: Mapping[str, Any], section: str, where: str) -> dict[str, Any]:
-    fields = {f.name: f for f in dataclasses.fields(spec) if f.metadata}
+def _validate(
+    specs: dict[str, KeySpec], values: Mapping[str, Any], section: str, where: str
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in values.items():
         key = f"{section}.{name}"
-        f = fields.get(name)
+        f = specs.get(name)
         if f is None:
             raise ScenarioError(
-                f"{where}: unknown key '{key}'; allowed keys in [{section}]: {', '.join(fields)}"
+                f"{where}: unknown key '{key}'; allowed keys in [{section}]: {', '.join(specs)}"
             )
         out[name] = _coerce(f, value, key, where)
     return out
 
 
-def _coerce(f: dataclasses.Field[Any], value: Any, key: str, where: str) -> Any:
-    want = _field_type(f)
+def _specs_of(spec: type, section: str) -> dict[str, KeySpec]:
+    """The keys of a table that is not a section (``[[tasks]]``)."""
+    return {
+        f.name: KeySpec(f"{section}.{f.name}", f.default, **f.metadata)
+        for f in dataclasses.fields(spec)
+        if f.metadata
+    }
+
+
+def _coerce(f: KeySpec, value: Any, key: str, where: str) -> Any:
+    want = f.type
     bad = f"{where}: {key} = {value!r} is not allowed; allowed: {_allowed(f)}"
     if want is bool:
         if not isinstance(value, bool):
@@ -274,10 +331,9 @@ def _coerce(f: dataclasses.Field[Any], value: Any, key: str, where: str) -> Any:
             raise ScenarioError(bad)
     elif not isinstance(value, str):
         raise ScenarioError(bad)
-    m = f.metadata
-    if m["choices"] is not None and value not in m["choices"]:
+    if f.choices is not None and value not in f.choices:
         raise ScenarioError(bad)
-    if m["lo"] is not None and not (m["lo"] <= value <= m["hi"]):
+    if f.lo is not None and f.hi is not None and not (f.lo <= value <= f.hi):
         raise ScenarioError(bad)
     return value
 
@@ -297,15 +353,19 @@ def parse_scenario(text: str, source: str = "<string>") -> Scenario:
         values = data.get(section, {})
         if not isinstance(values, dict):
             raise ScenarioError(f"{source}: '{section}' must be a table ([{section}])")
-        checked = _validate(spec, values, section, source)
+        checked = _validate(section_specs(section), values, section, source)
         if section == "scenario":
             kwargs.update(checked)
+        elif section == "sched":
+            kwargs[section] = SchedSpec().replaced(checked)
         else:
             kwargs[section] = spec(**checked)
     tasks = data.get("tasks", [])
     if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
         raise ScenarioError(f"{source}: 'tasks' must be an array of tables ([[tasks]])")
-    kwargs["tasks"] = tuple(TaskSpec(**_validate(TaskSpec, t, "tasks", source)) for t in tasks)
+    kwargs["tasks"] = tuple(
+        TaskSpec(**_validate(_specs_of(TaskSpec, "tasks"), t, "tasks", source)) for t in tasks
+    )
     return Scenario(**kwargs)
 
 

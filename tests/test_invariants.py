@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from model.scenario import MachineSpec, Scenario, SchedSpec, TaskSpec
 from model.sched import POLICIES
 from model.simulation import Simulation
+from model.snapshot import SwitchRecord
 
 MS = 1_000_000
 
@@ -38,18 +39,18 @@ def scenario(policy: str, tasks: list[TaskSpec], cpus: int, hz: int, compat: int
     return Scenario(
         name="fuzz",
         machine=MachineSpec(cpus=cpus, hz=hz, context_switch_ns=2_000, syscall_ns=1_000),
-        sched=SchedSpec(policy=policy, compat_yield=compat),
+        sched=SchedSpec(policy=policy).replaced({"compat_yield": compat}),
         tasks=named,
     )
 
 
 def check_trace(sim: Simulation, duration_ns: int) -> None:
-    trace = sim.machine.trace
+    trace = sim.machine.trace.records
     times = [r.t_ns for r in trace]
     assert times == sorted(times), "time went backwards"
     running: dict[int, int] = {}  # cpu -> tid
     for r in trace:
-        if r.kind == "switch":
+        if isinstance(r, SwitchRecord):
             assert running.get(r.cpu, 0) == r.prev_tid
             running[r.cpu] = r.tid
             if r.tid:
@@ -85,7 +86,7 @@ def test_invariants_hold_for_random_task_mixes(
     two = Simulation(sc, trace="full")
     two.advance(split * MS)
     two.advance(total - split * MS)
-    assert two.machine.trace == one.machine.trace
+    assert two.machine.trace.records == one.machine.trace.records
     # Same run, to the metric; only the work counter may differ (a spinner's yield cannot be taken
     # inline across the end of an advance(), so the split run dispatches one more event there).
     first, second = one.summary(), two.summary()

@@ -6,6 +6,7 @@ from fakes import RoundRobinPolicy
 
 from model.actions import Compute, Nanosleep, SchedYield, Spin, Watchable
 from model.machine import Machine
+from model.snapshot import SwitchRecord
 from model.task import Task
 
 MS = 1_000_000
@@ -17,7 +18,7 @@ def hog(task: Task):  # type: ignore[no-untyped-def]
 
 
 def switches(m: Machine) -> list[tuple[int, int, int]]:
-    return [(r.t_ns, r.prev_tid, r.tid) for r in m.trace if r.kind == "switch"]
+    return [(r.t_ns, r.prev_tid, r.tid) for r in m.trace.records if isinstance(r, SwitchRecord)]
 
 
 def test_two_hogs_alternate_every_slice() -> None:

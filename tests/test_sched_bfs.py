@@ -14,6 +14,7 @@ import pytest
 
 from model.sched import make_policy
 from model.sched.bfs import PRIO_RATIOS, BfsPolicy
+from model.snapshot import YieldOutcome
 from model.task import Task
 
 MS = 1_000_000
@@ -58,7 +59,7 @@ class Rig:
                 self.next_yield[cpu] = self.now + self.pollers[nxt.name]
         return nxt
 
-    def yield_(self, cpu: int = 0) -> str:
+    def yield_(self, cpu: int = 0) -> YieldOutcome:
         self.policy.update_curr(cpu, self.now)
         where = self.policy.yield_task(cpu, self.now)
         self.schedule(cpu)
@@ -141,9 +142,9 @@ def test_deadline_offset_is_at_least_one_jiffy() -> None:
 def test_registry_and_tunables() -> None:
     policy = make_policy("bfs", ncpus=2, hz=250)
     assert isinstance(policy, BfsPolicy)
-    policy.set_tunable("compat_yield", 1)
-    with pytest.raises(KeyError):
-        policy.set_tunable("yield_forfeit", 0)
+    for key in ("compat_yield", "yield_forfeit"):  # BFS has no tunable: others' are not sent to it
+        with pytest.raises(KeyError):
+            policy.set_tunable(key, 0)
 
 
 def test_new_task_full_slice_and_deadline() -> None:
@@ -201,14 +202,14 @@ def test_yield_poller_vs_hog_hog_gets_nearly_all() -> None:
     assert rig.run_ns["poller"] > 0
 
 
-def test_yield_phrase_and_new_deadline() -> None:
+def test_yield_outcome_and_new_deadline() -> None:
     rig = Rig(hz=1000)
-    rig.spawn("A")
+    a = rig.spawn("A")
     b = rig.spawn("B")
     rig.run_until(2 * MS + 300 * US)
-    assert rig.yield_(0) == "deadline → jiffies+39"
-    assert rig.curr[0] is b  # A's deadline became 2 + 39, after B's 39
-    assert [e.tid for e in rig.policy.runqueue_view(0, rig.now).entries] == [b.tid, 1]
+    assert rig.yield_(0) == YieldOutcome("new_deadline", deadline_jiffies=2 + 39)
+    assert rig.curr[0] is b and a.se.deadline == 41  # the deadline the outcome said, set in schedule()
+    assert [e.tid for e in rig.policy.runqueue_view(0, rig.now).entries] == [b.tid, a.tid]
 
 
 def test_sleeper_with_an_old_deadline_preempts() -> None:
@@ -222,10 +223,11 @@ def test_sleeper_with_an_old_deadline_preempts() -> None:
     assert rig.wake(s)
     assert rig.curr[0] is s
     view = rig.policy.runqueue_view(0, rig.now)
-    assert [(e.tid, e.group, e.key) for e in view.entries] == [
-        (s.tid, "running", 39),
-        (h.tid, "queued", h.se.deadline),
+    assert [(e.tid, e.running, e.deadline_jiffies, e.deadline_passed) for e in view.entries] == [
+        (s.tid, True, 39, True),
+        (h.tid, False, h.se.deadline, False),
     ]
+    assert [e.picks_next for e in view.entries] == [True, False]  # S's old deadline goes first again
 
 
 def test_expired_deadlines_are_taken_first_come_first_served() -> None:
@@ -308,7 +310,8 @@ def test_pinned_task_runs_only_on_its_cpu() -> None:
     assert (rig.policy.nr_running(0), rig.policy.nr_running(1)) == (2, 0)
     rig.run_until(50 * MS)
     assert rig.segs[1] == []
-    assert "cpu 0 only" in rig.policy.runqueue_view(1, rig.now).entries[-1].detail
+    view = rig.policy.runqueue_view(1, rig.now)
+    assert view.entries[-1].pinned_cpu == 0 and not any(e.picks_next for e in view.entries)
 
 
 def test_runqueue_view_lists_running_then_queue_by_deadline() -> None:
@@ -316,14 +319,16 @@ def test_runqueue_view_lists_running_then_queue_by_deadline() -> None:
     a, b, c, d = rig.spawn("A"), rig.spawn("B"), rig.spawn("C", nice=5), rig.spawn("D")
     rig.now = 100 * MS
     view = rig.policy.runqueue_view(1, rig.now)
-    assert (view.cpu, view.clock_name, view.clock) == (1, "jiffies", 100)
-    rows = [(e.tid, e.group, e.key_name, e.key, e.detail) for e in view.entries]
+    assert (view.cpu, view.jiffies) == (1, 100)
+    rows = [(e.tid, e.on_cpu, e.deadline_jiffies, e.deadline_passed, e.time_slice_ns) for e in view.entries]
     assert rows == [
-        (a.tid, "running", "deadline", 78, "cpu 0, slice 12.0 ms"),
-        (b.tid, "running", "deadline", 78, "cpu 1, slice 12.0 ms"),
-        (d.tid, "queued", "deadline", 78, "expired"),
-        (c.tid, "queued", "deadline", 1053 * 12 // 100, ""),  # 126 jiffies: nice 5, not yet expired
+        (a.tid, 0, 78, True, 12 * MS),
+        (b.tid, 1, 78, True, 12 * MS),
+        (d.tid, -1, 78, True, 12 * MS),
+        (c.tid, -1, 1053 * 12 // 100, False, 12 * MS),  # 126 jiffies: nice 5, not yet passed
     ]
+    # CPU 1 would put B back at the tail and take D, the first passed deadline in the queue.
+    assert [e.tid for e in view.entries if e.picks_next] == [d.tid]
 
 
 # ---- the yield no-op budget against yields stepped one by one -------------------------------------

@@ -10,6 +10,7 @@ import pytest
 
 from model.sched import make_policy
 from model.sched.o1 import MAX_PRIO, O1Params, O1Policy, delta, task_interactive
+from model.snapshot import YieldOutcome
 from model.task import Task
 
 MS = 1_000_000
@@ -59,7 +60,7 @@ class Rig:
     def block(self) -> None:
         self.schedule(block=True)
 
-    def yield_(self) -> str:
+    def yield_(self) -> YieldOutcome:
         self.policy.update_curr(0, self.now)
         where = self.policy.yield_task(0, self.now)
         self.schedule()
@@ -84,10 +85,12 @@ class Rig:
         pairs = zip(self.trace, ends, strict=True)
         return [(name, start, end) for (name, start), end in pairs if end > start]
 
-    def running_detail(self) -> str:
-        row = self.policy.runqueue_view(0, self.now).entries[0]
-        assert row.group == "running"
-        return row.detail
+    def running_slice(self) -> tuple[int, int, str]:
+        """The running task's slice left and full slice in jiffies, and its array."""
+        view = self.policy.runqueue_view(0, self.now)
+        row = view.entries[0]
+        assert row.running
+        return row.time_slice_ns // view.tick_ns, row.full_slice_ns // view.tick_ns, row.array
 
 
 # ---- defaults pinned ------------------------------------------------------------------------------
@@ -153,18 +156,26 @@ def test_interactive_sleep_and_granularity() -> None:
 def test_registry_and_tunables() -> None:
     policy = make_policy("o1", ncpus=2, hz=250)
     assert isinstance(policy, O1Policy)
-    policy.set_tunable("compat_yield", 1)
-    with pytest.raises(KeyError):
-        policy.set_tunable("sched_latency_ns", 1)
+    for key in ("compat_yield", "sched_latency_ns"):  # O(1) has no tunable: a CFS sysctl is not sent
+        with pytest.raises(KeyError):
+            policy.set_tunable(key, 1)
 
 
 def test_new_task_gets_full_slice_and_penalty_prio() -> None:
     rig = Rig()
     a = rig.spawn("A", nice=5)
     view = rig.policy.runqueue_view(0, 0)
-    assert [(e.tid, e.group, e.key_name, e.key) for e in view.entries] == [(a.tid, "running", "prio", 130)]
-    assert view.entries[0].detail == "slice 75/75 jiffies, in active"
-    assert (view.clock_name, rig.policy.nr_running(0)) == ("jiffies", 1)
+    (e,) = view.entries
+    assert (e.tid, e.running, e.picks_next, e.array, e.prio, e.static_prio) == (
+        a.tid,
+        True,
+        True,
+        "active",
+        130,
+        125,
+    )
+    assert (e.time_slice_ns, e.full_slice_ns, e.sleep_avg_ns) == (75 * MS, 75 * MS, 0)
+    assert (view.jiffies, view.tick_ns, rig.policy.nr_running(0)) == (0, MS, 1)
 
 
 # ---- golden schedules ---------------------------------------------------------------------------
@@ -201,15 +212,17 @@ def test_yielder_waits_in_expired_until_the_hog_expires() -> None:
     rig.spawn("Y")
     rig.spawn("H")
     rig.run_until(MS + MS // 2)  # one tick charged to Y
-    assert rig.yield_() == "expired array (prio 125)"
+    assert rig.yield_() == YieldOutcome("expired_array", prio=125)
     assert rig.curr is not None and rig.curr.name == "H"
     view = rig.policy.runqueue_view(0, rig.now)
-    assert [(e.group, e.detail) for e in view.entries][1] == ("expired", "slice 99/100 jiffies")
+    y = view.entries[1]
+    assert (y.running, y.array, y.time_slice_ns, y.full_slice_ns) == (False, "expired", 99 * MS, 100 * MS)
+    assert view.entries[0].picks_next  # H heads the best active list: it would be picked again
     rig.run_until(101 * MS + MS // 2)
     # H's 100-jiffy slice ends at 101 ms; active is then empty, the arrays swap and Y (queued first) runs
     # with the slice it kept across the yield.
     assert rig.segments() == [("Y", 0, 1_500_000), ("H", 1_500_000, 101 * MS), ("Y", 101 * MS, 101_500_000)]
-    assert rig.running_detail() == "slice 99/100 jiffies, in active"
+    assert rig.running_slice() == (99, 100, "active")
     rig.yield_()
     assert rig.curr is not None and rig.curr.name == "H"
 
@@ -218,10 +231,10 @@ def test_yielder_alone_is_repicked_without_bound() -> None:
     rig = Rig(hz=1000)
     y = rig.spawn("Y")
     rig.run_until(MS // 2)
-    assert rig.yield_() == "expired array (prio 125)"
+    assert rig.yield_() == YieldOutcome("expired_array", prio=125)
     assert rig.curr is y  # active empty -> swap -> Y again
     assert rig.policy.yield_noop_budget_ns(0, rig.now) is None
-    assert rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.running_slice() == (100, 100, "active")
 
 
 def test_repicked_yielder_with_others_has_zero_budget() -> None:
@@ -334,11 +347,12 @@ def test_lone_interactive_task_expires_after_starvation_limit() -> None:
     assert rig.tick_only()  # 3.1 s expiry was 1000 jiffies after the first (2.1 s): not > 1000
     assert rig.now == 3_200 * MS
     assert task_interactive(a.se.prio, a.se.static_prio)
-    assert rig.running_detail() == "slice 100/100 jiffies, in expired"
+    assert rig.running_slice() == (100, 100, "expired")
+    assert rig.policy.runqueue_view(0, rig.now).entries[0].picks_next  # active is empty: the swap's head
     rig.schedule()  # swap: A again, in the new active array; the swap clears expired_timestamp
-    assert rig.curr is a and rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.curr is a and rig.running_slice() == (100, 100, "active")
     rig.run_until(3_299 * MS)
-    assert rig.tick_only() and rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.tick_only() and rig.running_slice() == (100, 100, "active")
 
 
 def test_better_static_prio_in_expired_ends_interactive_reinsertion() -> None:
@@ -360,7 +374,7 @@ def test_better_static_prio_in_expired_ends_interactive_reinsertion() -> None:
     rig.block()  # H sleeps: A alone; the swap reset best_expired_prio, so A's next expiry stays active
     rig.run_until(1_319 * MS)
     assert rig.curr is a and rig.tick_only()
-    assert rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.running_slice() == (100, 100, "active")
 
 
 def test_tick_before_that_still_reinserts_into_active() -> None:
@@ -374,7 +388,7 @@ def test_tick_before_that_still_reinserts_into_active() -> None:
     rig.wake(a)
     rig.run_until(3_099 * MS)
     assert rig.tick_only() and rig.now == 3_100 * MS
-    assert rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.running_slice() == (100, 100, "active")
 
 
 def test_runqueue_view_orders_running_active_expired() -> None:
@@ -386,12 +400,12 @@ def test_runqueue_view_orders_running_active_expired() -> None:
     assert rig.curr is b
     rig.run_until(500 * MS)  # B expires (alone in its list, non-interactive), A runs
     view = rig.policy.runqueue_view(0, rig.now)
-    assert [(e.tid, e.group, e.key) for e in view.entries] == [
-        (a.tid, "running", 125),
-        (c.tid, "active", 125),
-        (b.tid, "expired", 120),
+    assert [(e.tid, e.running, e.array, e.prio, e.picks_next) for e in view.entries] == [
+        (a.tid, True, "active", 125, True),  # the head of its list: schedule() would keep it
+        (c.tid, False, "active", 125, False),
+        (b.tid, False, "expired", 120, False),
     ]
-    assert view.clock == 500
+    assert view.jiffies == 500
     assert rig.policy.nr_running(0) == 3
     rig.block()
     assert rig.policy.nr_running(0) == 2 and rig.curr is c

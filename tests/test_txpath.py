@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from model.metrics import jain_index
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
+from model.snapshot import TenureRecord
 
 MS = 1_000_000
 
@@ -21,8 +22,11 @@ def run(overrides: dict[str, object], duration_ns: int, trace: str = "full") -> 
     return sim
 
 
-def tenures(sim: Simulation) -> list[tuple[int, int, int, str]]:
-    return [(r.t_ns, r.cpu, r.dur_ns, r.info) for r in sim.machine.trace if r.kind == "tenure"]
+def tenures(sim: Simulation) -> list[tuple[int, int, int, int, str]]:
+    records = sim.machine.trace.records
+    return [
+        (r.t_ns, r.cpu, r.dur_ns, r.packets, r.exit_reason) for r in records if isinstance(r, TenureRecord)
+    ]
 
 
 @pytest.mark.parametrize("rule", ["time", "quota"])
@@ -49,7 +53,7 @@ def test_packets_are_conserved_per_band_and_in_total(rule: str) -> None:
 
 def test_exactly_one_dequeuer_at_a_time() -> None:
     sim = run({}, 20 * MS)
-    spans = sorted((t, t + d, cpu) for t, cpu, d, _ in tenures(sim))
+    spans = sorted((t, t + d, cpu) for t, cpu, d, _, _ in tenures(sim))
     for (_, end, _), (start, _, _) in itertools.pairwise(spans):
         assert start >= end
 
@@ -58,11 +62,11 @@ def test_quota_ends_tenures_at_weight_p_and_toggles_live() -> None:
     sim = run({"qdisc.exit_rule": "time"}, 5 * MS, trace="full")
     sim.apply(SetTunable("qdisc.exit_rule", "quota"))
     sim.apply(SetTunable("qdisc.weight_p", 16))
-    sim.machine.trace.clear()
+    sim.machine.trace.records.clear()
     sim.advance(5 * MS)
-    sizes = [int(info.split()[0]) for _, _, _, info in tenures(sim)]
+    sizes = [packets for _, _, _, packets, _ in tenures(sim)]
     assert sizes and max(sizes[1:]) <= 16
-    assert "quota" in {info.split(", ")[1] for _, _, _, info in tenures(sim)}
+    assert "quota" in {reason for *_, reason in tenures(sim)}
 
 
 def test_dequeuer_role_follows_the_nic_interrupt_cpus_under_the_time_rule() -> None:
@@ -132,5 +136,5 @@ def test_random_settings_keep_the_books(
     sim.advance(2 * MS)
     q = sim.summary()["qdisc"]
     assert q["enqueued"] == q["dequeued"] + q["dropped"] + q["backlog"]
-    spans = sorted((t, t + d) for t, _, d, _ in tenures(sim))
+    spans = sorted((t, t + d) for t, _, d, _, _ in tenures(sim))
     assert all(b[0] >= a[1] for a, b in itertools.pairwise(spans))

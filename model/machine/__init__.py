@@ -5,14 +5,15 @@
 * ``sleeping``: timers, wait queues and wakeups;
 * ``interrupts``: hard interrupts and softirqs, and what a CPU does when they end;
 * ``spinning``: yield-polling loops in closed form;
-* ``programs``: ``Machine`` itself, which creates tasks and runs their programs.
+* ``programs``: ``Machine`` itself, which creates tasks and runs their programs;
+* ``trace``: the typed records of what happened (``model.snapshot``), kept recent, full or not at all.
 
 Only the event queue moves the clock (``model.events``).
 """
 
 from model.machine.cpu import SPINNING, Cpu
 from model.machine.programs import Machine
-from model.machine.switching import MAX_SYNC_DEPTH, TRACE_LIMIT
-from model.machine.trace import TraceRecord
+from model.machine.switching import MAX_SYNC_DEPTH
+from model.machine.trace import TRACE_LIMIT, TraceLog
 
-__all__ = ["MAX_SYNC_DEPTH", "SPINNING", "TRACE_LIMIT", "Cpu", "Machine", "TraceRecord"]
+__all__ = ["MAX_SYNC_DEPTH", "SPINNING", "TRACE_LIMIT", "Cpu", "Machine", "TraceLog"]

@@ -13,6 +13,7 @@ from typing import Any
 from model.events import PRIO_IRQ
 from model.machine.cpu import SEG_BEGIN, SEG_NONE, Cpu
 from model.machine.sleeping import Sleeping
+from model.snapshot import IrqRecord
 
 
 class Interrupts(Sleeping):
@@ -40,14 +41,7 @@ class Interrupts(Sleeping):
         cpu.hardirq_until_ns = start + hardirq_ns
         cpu.irq_until_ns = start + hardirq_ns + softirq_ns
         if self.tracing:
-            self.record(
-                cpu_index,
-                "irq",
-                0,
-                info=f"{hardirq_ns} {softirq_ns}",
-                dur_ns=hardirq_ns + softirq_ns,
-                t_ns=start,
-            )
+            self.trace.add(IrqRecord(start, cpu_index, hardirq_ns, softirq_ns))
         cpu.irq_gen += 1
         self.q.push(cpu.irq_until_ns, PRIO_IRQ, self._on_irq_exit, (cpu, cpu.irq_gen))
 

@@ -11,6 +11,7 @@ from model.actions import CondVar, WaitQueue
 from model.events import PRIO_TIMER
 from model.machine.cpu import SPINNING, Cpu
 from model.machine.switching import RUNNABLE, SLEEPING, Switching
+from model.snapshot import WakeRecord
 from model.task import Task
 
 
@@ -27,7 +28,7 @@ class Sleeping(Switching):
         policy.enqueue(task, target, now, True)
         cpu = self.cpus[target]
         if self.tracing:
-            self.record(target, "wake", task.tid)
+            self.trace.add(WakeRecord(now, target, task.tid))
         if cpu.curr is None:
             self._kick(cpu)
         elif policy.check_preempt_wakeup(target, task, now):

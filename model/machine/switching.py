@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 from model.events import PRIO_TASK, PRIO_TICK, EventQueue
 from model.machine.cpu import SEG_BEGIN, SEG_DRIVEN, SEG_NONE, SPINNING, Cpu, charge, irq_ns
-from model.machine.trace import TraceRecord
+from model.machine.trace import TraceLog
 from model.sched.base import NSEC_PER_SEC, SchedPolicy
+from model.snapshot import SwitchRecord, TraceRecord, YieldRecord
 from model.task import Task, TaskState
 
 MAX_SYNC_DEPTH = 8  # nested context switches handled at once before deferring to an event
-TRACE_LIMIT = 20_000  # recent trace records kept for snapshots when nobody drains them
 RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
 
 
@@ -45,9 +45,8 @@ class Switching:
         self.tasks: list[Task] = []
         if trace not in ("off", "recent", "full"):
             raise ValueError(f"trace must be off, recent or full, not {trace!r}")
-        self.tracing = trace != "off"  # "recent" keeps the last TRACE_LIMIT records, "full" all
-        self.full_trace = trace == "full"
-        self.trace: list[TraceRecord] = []
+        self.tracing = trace != "off"  # "recent" keeps the last records (TRACE_LIMIT), "full" all
+        self.trace = TraceLog(full=trace == "full")
         self._irq_exiting: Cpu | None = None
         self._depth = 0
         self._segment_end: Callable[[tuple[Cpu, int]], None] = self._on_segment_end  # bound once
@@ -60,21 +59,9 @@ class Switching:
         """Hardirq and softirq time ``cpu`` has spent so far (an interrupt in progress counts up to now)."""
         return irq_ns(cpu, self.q.now_ns)
 
-    def record(
-        self,
-        cpu: int,
-        kind: str,
-        tid: int,
-        prev_tid: int = 0,
-        info: str = "",
-        dur_ns: int = 0,
-        t_ns: int = -1,
-    ) -> None:
-        """Append a trace record (at ``t_ns``, default now); without a full trace, only recent ones stay."""
-        trace = self.trace
-        trace.append(TraceRecord(self.q.now_ns if t_ns < 0 else t_ns, cpu, kind, tid, prev_tid, info, dur_ns))
-        if not self.full_trace and len(trace) > TRACE_LIMIT:
-            del trace[: TRACE_LIMIT // 2]
+    def record(self, record: TraceRecord) -> None:
+        """Add a trace record; callers build one only ``if machine.tracing``."""
+        self.trace.add(record)
 
     # ---- segments -------------------------------------------------------------------------------
 
@@ -137,7 +124,7 @@ class Switching:
         cpu.curr = nxt
         cpu.switches += 1
         if self.tracing:
-            self.record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
+            self.trace.add(SwitchRecord(now, cpu.index, nxt.tid if nxt else 0, prev.tid if prev else 0))
         if nxt is None:
             cpu.seg = SEG_NONE
             return False
@@ -167,10 +154,13 @@ class Switching:
         task = cpu.curr
         assert task is not None
         self.policy.update_curr(cpu.index, now)
-        where = self.policy.yield_task(cpu.index, now)
-        if self.tracing:
-            self.record(cpu.index, "yield", task.tid, info=where)
-        return self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
+        outcome = self.policy.yield_task(cpu.index, now)
+        if not self.tracing:
+            return self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
+        mark = self.trace.appended
+        kept = self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
+        self.trace.insert(mark, YieldRecord(now, cpu.index, task.tid, outcome, not kept))
+        return kept
 
     def _kick(self, cpu: Cpu) -> None:
         """Ask ``cpu`` to look at its run queue at the current instant (deferred, like an IPI)."""

@@ -40,6 +40,7 @@ from model.events import PRIO_IRQ, PRIO_TASK
 from model.machine import Machine
 from model.net.owners import PatternFifo, pattern_counts
 from model.net.prio import PrioQdisc
+from model.snapshot import TenureRecord
 
 EXIT_REASONS = ("quota", "need_resched", "jiffy", "empty", "tx_busy")
 ABSENT, USER, BLOCKED, CONTEND, DEQUEUE = "absent", "user", "blocked", "contend", "dequeue"
@@ -446,8 +447,7 @@ class TxPath:
         old = self.d
         self.c.exit_reasons[reason] += 1
         if self.m.tracing:
-            info = f"{self.k_tenure} pkts, {reason}"
-            self.m.record(old, "tenure", 0, info=info, dur_ns=now - self.t_tenure, t_ns=self.t_tenure)
+            self.m.record(TenureRecord(self.t_tenure, old, now - self.t_tenure, self.k_tenure, reason))
         self.step_gen += 1
         self.d = -1
         s_old = self.senders.get(old)

@@ -19,9 +19,9 @@ charged irq time to the interrupted task.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
+from model.snapshot import RunqueueView, YieldOutcome
 from model.task import Task
 
 NSEC_PER_SEC = 1_000_000_000
@@ -53,27 +53,6 @@ def cpu_scale_factor(ncpus: int, cap: int | None = None) -> int:
     """``1 + ilog2(ncpus)``: the boot-time factor of ``sched_init_granularity`` (capped at 8 CPUs in 3.x+)."""
     n = min(ncpus, cap) if cap is not None else ncpus
     return 1 + ilog2(max(n, 1))
-
-
-@dataclass(frozen=True, slots=True)
-class RunqueueEntry:
-    """One row of a run-queue view for the GUI: a task, where it sits, and the key that orders it."""
-
-    tid: int
-    group: str  # "running", "active", "expired", "queued", "eligible", "ineligible", ...
-    key_name: str  # "prio", "vruntime", "fair_key", "deadline", ...
-    key: int
-    detail: str = ""  # extra text, e.g. "slice 80 ms" or "lag +1.2 ms"
-
-
-@dataclass(frozen=True, slots=True)
-class RunqueueView:
-    """A CPU's run queue as the GUI draws it (BFS returns the global queue for every CPU)."""
-
-    cpu: int
-    entries: tuple[RunqueueEntry, ...]
-    clock_name: str = ""  # "min_vruntime", "fair_clock", "jiffies", "avg_vruntime", ...
-    clock: int = 0
 
 
 class SchedPolicy(Protocol):
@@ -117,12 +96,9 @@ class SchedPolicy(Protocol):
         """Should the task just woken onto busy ``cpu`` preempt its current task?"""
         ...
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
-        """``sys_sched_yield`` body for the current task of ``cpu``, before ``schedule()``.
-
-        Returns a short phrase saying where the yielder lands ("expired array", "rightmost",
-        "in place", "deadline +39 ms", "alone: no-op"), shown by the GUI and the trace.
-        """
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+        """``sys_sched_yield`` body for the current task of ``cpu``, before ``schedule()``: where the
+        yielder lands, typed (its words are the registry's, ``PolicyInfo.describe_landing``)."""
         ...
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
@@ -133,7 +109,8 @@ class SchedPolicy(Protocol):
         ...
 
     def set_tunable(self, key: str, value: int) -> None:
-        """Live sysctl such as ``compat_yield``; takes effect at the current instant."""
+        """One of the policy's own tunables (its ``PolicyInfo.tunables``), like a sysctl write: takes
+        effect at the current instant. Any other key is a KeyError."""
         ...
 
     def nr_running(self, cpu: int) -> int:
@@ -141,7 +118,8 @@ class SchedPolicy(Protocol):
         ...
 
     def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
-        """The run queue of ``cpu`` (current task first), for snapshots."""
+        """The run queue of ``cpu`` (current task first), as the policy's view kind, for snapshots. It
+        must not change the policy's state: a snapshot never changes the run."""
         ...
 
 

@@ -13,9 +13,12 @@ on wakeup; ``sched_yield()`` zeroes the slice, which refills it with a deadline 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from model.sched.base import NSEC_PER_SEC, RunqueueEntry, RunqueueView, cpu_scale_factor
+from model.sched.base import NSEC_PER_SEC, cpu_scale_factor
+from model.sched.registry import PolicyInfo, landing_words
+from model.snapshot import BfsEntry, BfsView, YieldOutcome
 from model.task import Task
 
 RR_INTERVAL_MS = 6  # BFS: int rr_interval = 6; /* "Scales with number of cpus" */
@@ -106,18 +109,7 @@ class BfsPolicy:
         self.queue.append(task)
 
     def pick_next(self, cpu: int, now_ns: int) -> Task | None:
-        # BFS earliest_deadline_task(): O(n) scan of the global queue in FIFO order.
-        jiffies = self.jiffies(now_ns)
-        best: Task | None = None
-        for p in self.queue:
-            if not p.allowed_on(cpu):
-                continue
-            dl: int = p.se.deadline  # + cache_distance(), 0 here (see select_task_rq)
-            if dl < jiffies:  # time_is_before_jiffies(dl): old deadlines are taken first come, first served
-                best = p
-                break
-            if best is None or dl < best.se.deadline:  # time_before(): the earlier in the queue wins ties
-                best = p
+        best = self._earliest_deadline(cpu, self.jiffies(now_ns))
         if best is not None:
             self.queue.remove(best)
             self._exec_start_ns[cpu] = now_ns
@@ -146,13 +138,15 @@ class BfsPolicy:
         curr = self._curr[cpu]
         return curr is None or woken.se.deadline < curr.se.deadline
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
-        # BFS sys_sched_yield(): "zeroing the rq timeslice, which will reset the deadline" in schedule().
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+        # BFS sys_sched_yield(): "zeroing the rq timeslice, which will reset the deadline" in schedule(),
+        # at this same instant: check_deadline() -> time_slice_expired(), jiffies + prio_deadline_diff.
         p = self._curr[cpu]
         if p is None:
             raise RuntimeError(f"yield on cpu {cpu} with no current task")
         p.se.time_slice_us = 0
-        return f"deadline → jiffies+{self.prio_deadline_diff(p.nice)}"
+        deadline = self.jiffies(now_ns) + self.prio_deadline_diff(p.nice)
+        return YieldOutcome("new_deadline", deadline_jiffies=deadline)
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         """Each yield in jiffy J gives the yielder deadline J + diff at the tail of the queue, so it is
@@ -174,8 +168,7 @@ class BfsPolicy:
         return (last_jiffy + 1) * self.tick_ns - 1 - now_ns
 
     def set_tunable(self, key: str, value: int) -> None:
-        if key != "compat_yield":  # a CFS sysctl: accepted, no effect under BFS
-            raise KeyError(f"unknown BFS tunable {key!r}; allowed: compat_yield")
+        raise KeyError(f"BFS has no tunable {key!r}")
 
     # ---- views ------------------------------------------------------------------------------------
 
@@ -183,22 +176,58 @@ class BfsPolicy:
         queued = sum(1 for p in self.queue if p.allowed_on(cpu))
         return queued + (self._curr[cpu] is not None)
 
-    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
-        """The global queue, the same for every CPU: all running tasks first, then the queue by deadline."""
+    def runqueue_view(self, cpu: int, now_ns: int) -> BfsView:
+        """The global queue, the same for every CPU: all running tasks first, then the queue by deadline.
+        ``picks_next`` is what ``cpu`` would run if it rescheduled now, its current task put back at the
+        tail as ``schedule()`` puts it (with a new deadline if its slice is used up)."""
         jiffies = self.jiffies(now_ns)
-        rows: list[RunqueueEntry] = []
-        for c, p in enumerate(self._curr):
-            if p is not None:
-                detail = f"cpu {c}, slice {p.se.time_slice_us / 1000:.1f} ms"
-                rows.append(RunqueueEntry(p.tid, "running", "deadline", p.se.deadline, detail))
-        for p in sorted(self.queue, key=lambda q: q.se.deadline):
-            notes = ["expired"] if p.se.deadline < jiffies else []
-            if p.pinned_cpu is not None:
-                notes.append(f"cpu {p.pinned_cpu} only")
-            rows.append(RunqueueEntry(p.tid, "queued", "deadline", p.se.deadline, ", ".join(notes)))
-        return RunqueueView(cpu, tuple(rows), clock_name="jiffies", clock=jiffies)
+        curr = self._curr[cpu]
+        back = 0
+        if curr is not None:
+            back = (
+                curr.se.deadline
+                if curr.se.time_slice_us > 0
+                else jiffies + self.prio_deadline_diff(curr.nice)
+            )
+        nxt = self._earliest_deadline(cpu, jiffies, curr, back)
+        rows = [self._entry(p, nxt, jiffies, c) for c, p in enumerate(self._curr) if p is not None]
+        rows += [self._entry(p, nxt, jiffies, -1) for p in sorted(self.queue, key=_deadline)]
+        return BfsView(cpu, tuple(rows), jiffies)
 
     # ---- helpers ----------------------------------------------------------------------------------
+
+    def _earliest_deadline(
+        self, cpu: int, jiffies: int, tail: Task | None = None, tail_deadline: int = 0
+    ) -> Task | None:
+        """BFS ``earliest_deadline_task()``: an O(n) scan of the global queue in FIFO order (``tail``,
+        with ``tail_deadline``, as if queued after it). The first task whose deadline has passed wins;
+        otherwise the earliest deadline, the earlier in the queue on ties."""
+        best: Task | None = None
+        best_deadline = 0
+        for p in self.queue:
+            if not p.allowed_on(cpu):
+                continue
+            dl: int = p.se.deadline  # + cache_distance(), 0 here (see select_task_rq)
+            if dl < jiffies:  # time_is_before_jiffies(dl): old deadlines are taken first come, first served
+                return p
+            if best is None or dl < best_deadline:  # time_before(): the earlier in the queue wins ties
+                best, best_deadline = p, dl
+        if tail is not None and (tail_deadline < jiffies or best is None or tail_deadline < best_deadline):
+            return tail
+        return best
+
+    def _entry(self, p: Task, nxt: Task | None, jiffies: int, on_cpu: int) -> BfsEntry:
+        se: BfsEntity = p.se
+        return BfsEntry(
+            tid=p.tid,
+            running=on_cpu >= 0,
+            picks_next=p is nxt,
+            deadline_jiffies=se.deadline,
+            deadline_passed=se.deadline < jiffies,
+            time_slice_ns=se.time_slice_us * 1000,
+            on_cpu=on_cpu,
+            pinned_cpu=-1 if p.pinned_cpu is None else p.pinned_cpu,
+        )
 
     def _curr_deadline(self, cpu: int) -> int:
         p = self._curr[cpu]
@@ -214,3 +243,33 @@ class BfsPolicy:
         # BFS check_deadline(): "Is the time slice expired?" (time_slice <= 0, e.g. zeroed by a yield).
         if task.se.time_slice_us <= 0:
             self._time_slice_expired(task, now_ns)
+
+
+def _deadline(task: Task) -> int:
+    return int(task.se.deadline)
+
+
+# ---- the registry entry ---------------------------------------------------------------------------
+
+
+def describe_yield(tunables: Mapping[str, int]) -> str:
+    return "BFS: a yield ends the time slice and gives the task a new, later virtual deadline."
+
+
+def describe_landing(outcome: YieldOutcome) -> str:
+    if outcome.landing != "new_deadline":
+        return landing_words(outcome, "deadline")
+    return f"new deadline: jiffy {outcome.deadline_jiffies}"
+
+
+INFO = PolicyInfo(
+    name="bfs",
+    label="BFS: 2009",
+    kernel="BFS v0.30x for 2.6.29",
+    source="kernel/sched_bfs.c: earliest_deadline_task(), time_slice_expired(), sys_sched_yield()",
+    factory=BfsPolicy,
+    view_kind="bfs",
+    describe_yield=describe_yield,
+    describe_landing=describe_landing,
+    global_queue=True,
+)

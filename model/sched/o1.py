@@ -14,10 +14,12 @@ of its list in the expired array.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from model.sched.base import NSEC_PER_SEC, RunqueueEntry, RunqueueView, select_cpu_per_rq
+from model.sched.base import NSEC_PER_SEC, select_cpu_per_rq
+from model.sched.registry import PolicyInfo, landing_words
+from model.snapshot import O1Entry, O1View, YieldOutcome
 from model.task import Task
 
 MAX_RT_PRIO = 100
@@ -261,7 +263,7 @@ class O1Policy:
         curr = self._rqs[cpu].curr
         return curr is None or woken.se.prio < curr.se.prio
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
         # 2.6.22 sys_sched_yield(): SCHED_OTHER goes to the tail of its prio list in the EXPIRED array,
         # unconditionally; time_slice, prio, expired_timestamp and best_expired_prio are left alone.
         rq = self._rqs[cpu]
@@ -275,7 +277,7 @@ class O1Policy:
             if se.array is not None:
                 se.array.dequeue(p)
             rq.expired.enqueue(p)
-        return f"expired array (prio {se.prio})"
+        return YieldOutcome("expired_array", prio=se.prio)
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         # A re-pick means active was empty after the yield, so the swap put the yielder back in active
@@ -285,30 +287,48 @@ class O1Policy:
         return None if self._rqs[cpu].nr_running <= 1 else 0
 
     def set_tunable(self, key: str, value: int) -> None:
-        if key != "compat_yield":  # a CFS sysctl: accepted, no effect under O(1)
-            raise KeyError(f"unknown O(1) tunable {key!r}; allowed: compat_yield")
+        raise KeyError(f"O(1) has no tunable {key!r}")
 
     # ---- views ------------------------------------------------------------------------------------
 
     def nr_running(self, cpu: int) -> int:
         return self._rqs[cpu].nr_running
 
-    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
+    def runqueue_view(self, cpu: int, now_ns: int) -> O1View:
         rq = self._rqs[cpu]
-        rows: list[RunqueueEntry] = []
+        nxt = self._next_pick(rq)
+        rows: list[O1Entry] = []
         if rq.curr is not None:
-            where = "active" if rq.curr.se.array is rq.active else "expired"
-            rows.append(self._row(rq.curr, "running", f", in {where}"))
-        for group, array in (("active", rq.active), ("expired", rq.expired)):
-            rows.extend(self._row(t, group) for t in array.tasks() if t is not rq.curr)
-        return RunqueueView(cpu, tuple(rows), clock_name="jiffies", clock=now_ns // self.params.tick_ns)
+            rows.append(self._entry(rq, rq.curr, nxt))
+        for array in (rq.active, rq.expired):
+            rows.extend(self._entry(rq, t, nxt) for t in array.tasks() if t is not rq.curr)
+        tick = self.params.tick_ns
+        return O1View(cpu, tuple(rows), jiffies=now_ns // tick, tick_ns=tick)
 
     # ---- helpers ----------------------------------------------------------------------------------
 
-    def _row(self, task: Task, group: str, suffix: str = "") -> RunqueueEntry:
+    @staticmethod
+    def _next_pick(rq: O1Runqueue) -> Task | None:
+        """What ``pick_next`` would take now: the head of the best active list, else (after the swap)
+        of the best expired one. The running task stays in its list, so it may be the one."""
+        if rq.nr_running == 0:
+            return None
+        return rq.active.first() if rq.active.nr_active else rq.expired.first()
+
+    def _entry(self, rq: O1Runqueue, task: Task, nxt: Task | None) -> O1Entry:
         se: O1Entity = task.se
-        detail = f"slice {se.time_slice}/{self.params.timeslice(se.static_prio)} jiffies{suffix}"
-        return RunqueueEntry(task.tid, group, "prio", se.prio, detail)
+        tick = self.params.tick_ns
+        return O1Entry(
+            tid=task.tid,
+            running=task is rq.curr,
+            picks_next=task is nxt,
+            array="active" if se.array is rq.active else "expired",
+            prio=se.prio,
+            static_prio=se.static_prio,
+            time_slice_ns=se.time_slice * tick,
+            full_slice_ns=self.params.timeslice(se.static_prio) * tick,
+            sleep_avg_ns=se.sleep_avg_ns,
+        )
 
     def _activate(self, task: Task, cpu: int) -> None:
         self._rqs[cpu].active.enqueue(task)
@@ -361,3 +381,31 @@ class O1Policy:
             return False
         starvation_limit = self.params.max_sleep_avg  # STARVATION_LIMIT = MAX_SLEEP_AVG
         return now_jiffies - rq.expired_timestamp > starvation_limit * rq.nr_running
+
+
+# ---- the registry entry ---------------------------------------------------------------------------
+
+
+def describe_yield(tunables: Mapping[str, int]) -> str:
+    return (
+        "O(1): a yield moves the task to the expired array; it waits until every other task "
+        "has used up its time slice."
+    )
+
+
+def describe_landing(outcome: YieldOutcome) -> str:
+    if outcome.landing != "expired_array":
+        return landing_words(outcome, "prio")
+    return f"expired array (prio {outcome.prio})"
+
+
+INFO = PolicyInfo(
+    name="o1",
+    label="O(1): Linux 2.6.22",
+    kernel="2.6.22",
+    source="kernel/sched.c: schedule(), scheduler_tick(), recalc_task_prio(), sys_sched_yield()",
+    factory=O1Policy,
+    view_kind="o1",
+    describe_yield=describe_yield,
+    describe_landing=describe_landing,
+)

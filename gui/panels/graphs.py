@@ -9,10 +9,6 @@ y axes only grow, to round numbers, until ``reset()``.
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
-
 import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
@@ -20,8 +16,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from gui import palette, pyside_fix  # noqa: F401 - pyside_fix: before any paint or emit
-from gui.graph_items import (
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+from gui.draw.formats import short_count
+from gui.draw.graph_items import (
     NS_PER_S,
     TITLE_SIZE,
     BarToggleTicks,
@@ -32,9 +30,11 @@ from gui.graph_items import (
     panel_font,
     step_curve,
 )
-from gui.qdisc_geometry import fmt_count
-from gui.snapshot_panel import SnapshotPanel
-from model.simulation import Snapshot
+from gui.draw.qdisc_geometry import fmt_count
+from gui.draw.series import counts_at, grid_cells, nice_ceiling, toggle_marks, window_block
+from gui.panels.base import SnapshotPanel
+from model.metrics import bandwidth_mbps, jain_rows, share
+from model.snapshot import SeriesLayout, Snapshot
 
 DEFAULT_WINDOW_S = 10.0
 MAX_MARKERS = 24  # toggle markers drawn per graph: the most recent ones inside the window
@@ -48,102 +48,6 @@ LINE_STYLES = (
 )
 # CPU time strips, bottom to top: interrupts first, so that the 2009 story's hardirq cost stands out.
 SPLIT_PARTS = ("hardirq", "softirq", "user", "idle")
-
-
-# ---- pure helpers (no Qt) ------------------------------------------------------------------------
-
-
-def nice_ceiling(x: float) -> float:
-    """The smallest round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k) at or above ``x``: an axis
-    top that does not jitter."""
-    if not math.isfinite(x) or x <= 0:
-        return 1.0
-    exp = math.floor(math.log10(x))
-    for mantissa in (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0):
-        top = mantissa * 10.0**exp
-        if top >= x * (1 - 1e-9):
-            return top
-    return 10.0 ** (exp + 1)
-
-
-def window_block(series: NDArray[np.int64], t_from_ns: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
-    """Interval edges (s) and per-interval deltas of every column, for intervals ending after ``t_from_ns``.
-
-    Counters are cumulative from zero at t = 0, so the first sample's interval starts at a zero row.
-    Only the rows of the window are touched, however long the run.
-    """
-    i0 = int(np.searchsorted(series[:, 0], t_from_ns, side="right")) if len(series) else 0
-    zero = np.zeros((1, series.shape[1]), dtype=np.int64)
-    block = series[i0 - 1 :] if i0 > 0 else np.vstack([zero, series])
-    return block[:, 0] / NS_PER_S, np.diff(block, axis=0)
-
-
-def jain_rows(x: NDArray[np.int64]) -> NDArray[np.float64]:
-    """Jain's index (Σx)² / (n·Σx²) of each row; 1 for a row of zeros (nobody was treated unfairly)."""
-    xf = x.astype(np.float64)
-    out = np.ones(len(xf))
-    squares = (xf * xf).sum(axis=1)
-    nz = squares > 0
-    out[nz] = xf[nz].sum(axis=1) ** 2 / (xf.shape[1] * squares[nz])
-    return out
-
-
-def toggle_label(key: str, value: int | str) -> str:
-    """``sched.compat_yield``, 1 → ``compat_yield=1``."""
-    return f"{key.rsplit('.', 1)[-1]}={value}"
-
-
-def toggle_marks(
-    toggles: Sequence[tuple[int, str, int | str]], lo_ns: int, hi_ns: int, merge_ns: int, cap: int
-) -> list[tuple[int, str]]:
-    """Markers ``(t_ns, label)`` for the toggles in [lo, hi], the ``cap`` most recent. Toggles closer
-    than ``merge_ns`` share one marker; a key set several times there reads "compat_yield=0→1"."""
-    i = bisect_left(toggles, lo_ns, key=lambda tog: tog[0])
-    j = bisect_right(toggles, hi_ns, key=lambda tog: tog[0])
-    groups: list[tuple[int, dict[str, list[int | str]]]] = []
-    for t_ns, key, value in toggles[i:j]:
-        if not groups or t_ns - groups[-1][0] > merge_ns:
-            groups.append((t_ns, {}))
-        values = groups[-1][1].setdefault(key, [value, value])
-        values[1] = value
-    return [
-        (t, ", ".join(toggle_label(k, v[1] if v[0] == v[1] else f"{v[0]}→{v[1]}") for k, v in kv.items()))
-        for t, kv in groups[-cap:]
-    ]
-
-
-def short_count(n: int) -> str:
-    """A count in at most four characters or so, for narrow bars: 918_600 → "919k"."""
-    if abs(n) >= 1_000_000:
-        return f"{n / 1e6:.1f}M"
-    return f"{n / 1e3:.0f}k" if abs(n) >= 1000 else str(n)
-
-
-def dequeue_columns(columns: Sequence[str]) -> list[int]:
-    """Indices of the ``cpuN_dequeued`` columns, in CPU order."""
-    found = {c: i for i, c in enumerate(columns) if c.startswith("cpu") and c.endswith("_dequeued")}
-    return [found[f"cpu{n}_dequeued"] for n in range(len(found)) if f"cpu{n}_dequeued" in found]
-
-
-def counts_at(
-    series: NDArray[np.int64], cols: list[int], t_ns: int, live: NDArray[np.int64]
-) -> NDArray[np.int64]:
-    """The counters of ``cols`` at the first sample at or after ``t_ns`` (``live`` when none yet)."""
-    i = int(np.searchsorted(series[:, 0], t_ns, side="left")) if len(series) else 0
-    return series[i, cols] if i < len(series) else live
-
-
-def grid_cells(has_qdisc: bool, one_row: bool) -> list[tuple[str, int, int, int]]:
-    """``(graph, row, column, column span)`` of each graph shown. Two rows: bandwidth over thread and
-    CPU time, with the dequeue bars and fairness on the top row when there is a qdisc. One row (a short
-    panel): the three graphs that tell the story, the packet ones first when there is a qdisc."""
-    if one_row:
-        names = ("dequeues", "fairness", "bandwidth") if has_qdisc else ("bandwidth", "threads", "cpus")
-        return [(name, 0, col, 1) for col, name in enumerate(names)]
-    if has_qdisc:
-        top = [("bandwidth", 0, 0, 1), ("dequeues", 0, 1, 1), ("fairness", 0, 2, 1)]
-        return [*top, ("threads", 1, 0, 1), ("cpus", 1, 1, 2)]
-    return [("bandwidth", 0, 0, 2), ("threads", 1, 0, 1), ("cpus", 1, 1, 1)]
 
 
 # ---- the panel -----------------------------------------------------------------------------------
@@ -278,36 +182,35 @@ class GraphsPanel(SnapshotPanel):
         series = snapshot.series
         if not len(series):
             return
-        col = {c: i for i, c in enumerate(snapshot.series_columns)}
+        lay = snapshot.series_layout
         edges, delta = window_block(series, int(series[-1, 0]) - self.window_ns)
         dt_ns = np.maximum(delta[:, 0], 1).astype(np.float64)
-        if "acked_bytes" in col:
-            mbps = delta[:, col["acked_bytes"]] * 8e3 / dt_ns  # bytes per ns → Mbit/s
-            self.bandwidth_curve.setData(edges, mbps)
-            self._grow("bandwidth", float(mbps.max(initial=0.0)))
+        mbps = bandwidth_mbps(delta[:, lay.acked_bytes], dt_ns)
+        self.bandwidth_curve.setData(edges, mbps)
+        self._grow("bandwidth", float(mbps.max(initial=0.0)))
         for ci, curve in zip(self._thread_cols, self.thread_curves.values(), strict=True):
-            curve.setData(edges, delta[:, ci] * 100.0 / dt_ns)
-        self._update_split(edges, delta / dt_ns[:, None], col)
-        dq = dequeue_columns(snapshot.series_columns)
+            curve.setData(edges, 100.0 * share(delta[:, ci], dt_ns))
+        self._update_split(edges, share(delta, dt_ns[:, None]), lay)
+        dq = list(lay.cpu_dequeued)
         if dq:
             self.fairness_curves[0].setData(edges, jain_rows(delta[:, dq]))
             self.fairness_curves[1].setData(edges, jain_rows(series[len(series) - len(delta) :, dq]))
 
     def _update_split(
-        self, edges: NDArray[np.float64], share: NDArray[np.float64], col: dict[str, int]
+        self, edges: NDArray[np.float64], shares: NDArray[np.float64], lay: SeriesLayout
     ) -> None:
         """CPU ``n``'s strip [n, n + 1]: hardirq, softirq, user stacked, idle the rest of the interval."""
         for n, strip in enumerate(self.cpu_strips):
-            levels = np.full((len(SPLIT_PARTS) + 1, len(share)), float(n))
-            for k, part in enumerate(SPLIT_PARTS[:-1], start=1):
-                name = f"cpu{n}_{'task' if part == 'user' else part}_ns"
-                used = np.clip(share[:, col[name]], 0.0, 1.0) if name in col else 0.0
+            levels = np.full((len(SPLIT_PARTS) + 1, len(shares)), float(n))
+            columns = (lay.cpu_hardirq_ns[n], lay.cpu_softirq_ns[n], lay.cpu_task_ns[n])  # as SPLIT_PARTS
+            for k, column in enumerate(columns, start=1):
+                used = np.clip(shares[:, column], 0.0, 1.0)
                 levels[k] = np.minimum(levels[k - 1] + used, n + 1.0)
             levels[-1] = n + 1.0
             strip.setData(edges, levels)
 
     def _update_bars(self, snapshot: Snapshot) -> None:
-        dq = dequeue_columns(snapshot.series_columns)
+        dq = list(snapshot.series_layout.cpu_dequeued)
         if snapshot.qdisc is not None:
             live = np.asarray(snapshot.qdisc.per_cpu_dequeued, dtype=np.int64)
         else:
@@ -349,7 +252,7 @@ class GraphsPanel(SnapshotPanel):
     # ---- run shape: per-thread curves, per-CPU strips, bars, layout ------------------------------
 
     def _ensure_shape(self, snapshot: Snapshot) -> None:
-        nbars = len(dequeue_columns(snapshot.series_columns))
+        nbars = len(snapshot.series_layout.cpu_dequeued)
         if snapshot.qdisc is not None:
             nbars = len(snapshot.qdisc.per_cpu_dequeued)
         shape = (snapshot.series_columns, len(snapshot.cpus), snapshot.qdisc is not None, nbars)
@@ -375,14 +278,16 @@ class GraphsPanel(SnapshotPanel):
             self.plots[plot].legend.addItem(item, legend)
 
     def _build_threads(self, snapshot: Snapshot) -> None:
-        tids = {t.name: t.tid for t in snapshot.tasks}
         self.thread_curves, self._thread_cols = {}, []
-        for i, column in enumerate(c for c in snapshot.series_columns if c.endswith("_exec_ns")):
-            name = column.removesuffix("_exec_ns")
-            pen = pg.mkPen(palette.task_color(tids.get(name, i + 1)), width=3, style=LINE_STYLES[i % 5])
-            self.thread_curves[name] = step_curve(pen=pen)
-            self._add("threads", self.thread_curves[name], name)
-            self._thread_cols.append(snapshot.series_columns.index(column))
+        for i, (task, column) in enumerate(
+            zip(snapshot.tasks, snapshot.series_layout.task_exec_ns, strict=True)
+        ):
+            if task.name in self.thread_curves:
+                continue  # tasks of the same name share their counters' columns
+            pen = pg.mkPen(palette.task_color(task.tid), width=3, style=LINE_STYLES[i % 5])
+            self.thread_curves[task.name] = step_curve(pen=pen)
+            self._add("threads", self.thread_curves[task.name], task.name)
+            self._thread_cols.append(column)
 
     def _build_split(self, ncpus: int) -> None:
         self.cpu_strips = []

@@ -15,7 +15,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QFont, QPainter, QPainterPath
 from PySide6.QtWidgets import QGraphicsLayout, QSizePolicy
 
-from gui import palette, pyside_fix  # noqa: F401 - pyside_fix: before any paint or emit
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
 
 NS_PER_S = 1_000_000_000
 TITLE_SIZE = "13pt"

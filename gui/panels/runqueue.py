@@ -1,11 +1,12 @@
 """Run-queue internals that change with the policy, and where a task that calls sched_yield() lands.
 
-``render`` lays the run queues out once per frame (``gui.runqueue_scene``: O(1) arrays, the CFS
-timeline, BFS's deadline list, EEVDF's eligible and ineligible requests) and ``paintEvent`` only draws
-the result. When a "yield" record arrives, the panel rings the yielder where it landed, draws an arrow
-from where it ran, and says in plain words what happened ("yield sent it here", "picked again at
-once") with the record's own text underneath, for ``LANDING_S`` seconds of wall time: the window's
-playback drives the frames, the panel has no timer.
+``render`` lays the run queues out once per frame (``gui.draw.runqueue_layouts``: O(1) arrays, the CFS
+timeline, BFS's deadline list, EEVDF's eligible and ineligible requests, one layout per view kind) and
+``paintEvent`` only draws the result. When a yield record arrives, the panel rings the yielder where it
+landed, draws an arrow from where it ran, and says in plain words what happened ("yield sent it here",
+"picked again at once") with the policy's own words for the landing underneath (its registry entry's
+``describe_landing``), for ``LANDING_S`` seconds of wall time: the window's playback drives the
+frames, the panel has no timer.
 """
 
 from __future__ import annotations
@@ -19,90 +20,19 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from gui import palette, pyside_fix  # noqa: F401 - pyside_fix: before any paint or emit
-from gui.cpu_history import yield_switched
-from gui.cpu_lanes import code_brush, text_on
-from gui.runqueue_scene import (
-    ALIGN_LEFT,
-    BOLD,
-    NO_TASK,
-    PLAIN,
-    TITLE,
-    Chip,
-    Scene,
-    SceneBuilder,
-    policy_family,
-)
-from gui.snapshot_panel import SnapshotPanel
-from model.machine import TraceRecord
-from model.sched.base import RunqueueView
-from model.simulation import Snapshot
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+from gui.draw.landing import arrow_control, free_spot
+from gui.draw.runqueue_layouts import SceneBuilder
+from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene
+from gui.panels.base import SnapshotPanel
+from gui.panels.cpu_lanes import code_brush, text_on
+from model.sched import POLICIES
+from model.snapshot import RunqueueView, Snapshot, TraceRecord, YieldOutcome, YieldRecord
 
 LANDING_S = 4.0  # wall seconds a yield landing stays drawn
 HOLD_S = 1.5  # a no-op yield does not replace a younger landing that moved its task
 MOVED_PX = 30  # a landing mark stays while its task drifts less than this from where it landed
-
-
-# ---- pure helpers ---------------------------------------------------------------------------------
-
-
-def is_noop(info: str) -> bool:
-    return "no-op" in info
-
-
-def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]) -> QRectF:
-    """The spot for a label of ``size`` nearest to ``ring`` (beside it on its row first, then on rows
-    further up or down) inside ``bounds`` that overlaps nothing ``taken``; beside the ring if none is."""
-    w, h = size.width(), size.height()
-    want = (ring.right() + 6, ring.left() - w - 6)
-    boxes = [(t.left(), t.top(), t.right(), t.bottom()) for t in taken]
-    best: tuple[float, float, float] | None = None  # (cost, x, y)
-    for y, penalty in _label_rows(ring, h, bounds):
-        if best is not None and penalty >= best[0]:
-            break  # rows come nearest first
-        blocked = sorted(
-            (left - w, right) for left, top, right, bottom in boxes if bottom > y and top < y + h
-        )
-        for x in _free_xs(bounds.left(), bounds.right() - w, blocked, want):
-            cost = penalty + min(abs(x - want[0]), abs(x - want[1]))
-            if best is None or cost < best[0]:
-                best = (cost, x, y)
-    if best is None:
-        x = min(max(want[0], bounds.left()), bounds.right() - w)
-        return QRectF(x, ring.center().y() - h / 2, w, h)
-    return QRectF(best[1], best[2], w, h)
-
-
-def _label_rows(ring: QRectF, h: float, bounds: QRectF) -> list[tuple[float, float]]:
-    """Label rows (top y, penalty), nearest first: the ring's own, then one row up and down, and so on."""
-    rows = [(ring.center().y() - h / 2, 0.0)]
-    for k in range(int(bounds.height() // (h + 4)) + 1):
-        rows += [
-            (ring.top() - (h + 4) * (k + 1) + 2, 40.0 * (k + 1)),
-            (ring.bottom() + 2 + (h + 4) * k, 40.0 * (k + 1)),
-        ]
-    return [(y, pen) for y, pen in rows if bounds.top() <= y and y + h <= bounds.bottom()]
-
-
-def _free_xs(
-    lo: float, hi: float, blocked: list[tuple[float, float]], want: tuple[float, ...]
-) -> list[float]:
-    """For each gap of [lo, hi] outside the sorted open intervals ``blocked``, its points nearest ``want``."""
-    gaps, start = [], lo
-    for b0, b1 in blocked:
-        if b0 >= start:
-            gaps.append((start, min(b0, hi)))
-        start = max(start, b1)
-    gaps.append((start, hi))
-    return [min(max(x, g0), g1) for g0, g1 in gaps if g0 <= g1 for x in want]
-
-
-def arrow_control(a: QPointF, b: QPointF) -> QPointF:
-    """Control point of a curved arrow from a to b: bulging to its left (up for a rightward move)."""
-    dx, dy = b.x() - a.x(), b.y() - a.y()
-    length = math.hypot(dx, dy) or 1.0
-    bulge = min(max(0.3 * length, 20.0), 60.0)
-    return QPointF((a.x() + b.x()) / 2 + bulge * dy / length, (a.y() + b.y()) / 2 - bulge * dx / length)
 
 
 def landing_label(ld: Landing) -> str:
@@ -116,7 +46,8 @@ class Landing:
     tid: int
     name: str
     cpu: int
-    info: str
+    outcome: YieldOutcome
+    words: str  # the policy's words for the outcome
     t_ns: int
     wall_s: float
     section: int
@@ -127,7 +58,7 @@ class Landing:
 
     @property
     def text(self) -> str:
-        return f"sched_yield() by {self.name} → {self.info}"
+        return f"sched_yield() by {self.name} → {self.words}"
 
 
 # ---- the panel ------------------------------------------------------------------------------------
@@ -152,7 +83,8 @@ class RunqueuePanel(SnapshotPanel):
         """Forget the picture, the axis ranges and the yield landings (after a restart)."""
         self._snapshot: Snapshot | None = None
         self._layout_size = QSize()
-        self._families: dict[int, str] = {}
+        self._global_queue = False
+        self._describe: Callable[[YieldOutcome], str] = str
         self._ranges: dict[int, tuple[float, float]] = {}
         self._running: set[int] = set()
         self._names: dict[int, str] = {}
@@ -166,17 +98,19 @@ class RunqueuePanel(SnapshotPanel):
         return max(self.landings.values(), key=lambda ld: (ld.wall_s, ld.t_ns), default=None)
 
     @property
-    def families(self) -> list[str]:
-        """The family drawn in each section (one per CPU; one for BFS's global queue)."""
-        return [self._families.get(i, "") for i in range(len(self._sections()))]
+    def section_kinds(self) -> list[str]:
+        """The view kind drawn in each section (one per CPU; one for a global queue such as BFS's)."""
+        return [type(rq).__name__ for rq in self._sections()]
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
         """Draw the run queues of ``snapshot`` and mark where its yields landed."""
         self._snapshot = snapshot
+        info = POLICIES[str(snapshot.settings["sched.policy"])]
+        self._global_queue, self._describe = info.global_queue, info.describe_landing
         self._names = {t.tid: t.name for t in snapshot.tasks}
         self._nice = {t.tid: t.nice for t in snapshot.tasks}
         prev_rects, prev_running = self.scene.rects, self._running
-        self._running = {e.tid for rq in snapshot.runqueues for e in rq.entries if e.group == "running"}
+        self._running = {e.tid for rq in snapshot.runqueues for e in rq.entries if e.running}
         self._relayout()
         landed = self._land_yields(
             snapshot.events, {k: r for k, r in prev_rects.items() if k[1] in prev_running}
@@ -197,26 +131,27 @@ class RunqueuePanel(SnapshotPanel):
     ) -> list[Landing]:
         """Per CPU, the frame's last yield that did something (else its last yield) becomes the landing;
         a no-op does not replace a landing that moved its task less than HOLD_S ago. Returns the new ones."""
-        chosen: dict[int, int] = {}
-        for k, r in enumerate(events):
-            if r.kind == "yield" and (
-                r.cpu not in chosen or not is_noop(r.info) or is_noop(events[chosen[r.cpu]].info)
+        chosen: dict[int, YieldRecord] = {}
+        for r in events:
+            if isinstance(r, YieldRecord) and (
+                r.cpu not in chosen or not r.outcome.noop or chosen[r.cpu].outcome.noop
             ):
-                chosen[r.cpu] = k
+                chosen[r.cpu] = r
         now, landed = self._clock(), []
-        for cpu, k in chosen.items():
-            r, section = events[k], self._section_of(cpu)
+        for cpu, r in chosen.items():
+            section = self._section_of(cpu)
             old = self.landings.get(section)
-            if old and is_noop(r.info) and not is_noop(old.info) and now - old.wall_s < HOLD_S:
+            if old and r.outcome.noop and not old.outcome.noop and now - old.wall_s < HOLD_S:
                 continue
             key = (section, r.tid)
-            kept = r.tid in self._running and not yield_switched(events, k)
+            kept = r.tid in self._running and not r.switched
             name = self._names.get(r.tid, f"task {r.tid}")
             ld = Landing(
                 r.tid,
                 name,
                 cpu,
-                r.info,
+                r.outcome,
+                self._describe(r.outcome),
                 r.t_ns,
                 now,
                 section,
@@ -237,15 +172,14 @@ class RunqueuePanel(SnapshotPanel):
     def _sections(self) -> list[RunqueueView]:
         """One section per CPU; BFS's global queue (the same for every CPU) once."""
         rqs = list(self._snapshot.runqueues) if self._snapshot else []
-        fams = {policy_family(rq) for rq in rqs} - {""}
-        return rqs[:1] if fams == {"bfs"} or (not fams and self._families.get(0) == "bfs") else rqs
+        return rqs[:1] if self._global_queue else rqs
 
     def _section_of(self, cpu: int) -> int:
         return 0 if len(self._sections()) == 1 else cpu
 
     def _relayout(self) -> None:
         self._layout_size = self.size()
-        builder = SceneBuilder(self._fonts, self._names, self._nice, self._ranges, self._families)
+        builder = SceneBuilder(self._fonts, self._names, self._nice, self._ranges)
         self.scene = builder.build(self._sections(), self.size())
         for ld in self.landings.values():  # the mark follows small shifts and goes once the task moves on
             now = self.scene.rects.get((ld.section, ld.tid))

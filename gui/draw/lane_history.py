@@ -1,53 +1,20 @@
 """What each CPU lane remembers: merged task segments, interrupts and yields, and their pixel runs.
 
-Pure Python, no Qt: the CPU lanes panel feeds ``LaneHistory`` the "switch", "irq" and "yield" trace
+Pure Python, no Qt: the CPU lanes panel feeds ``LaneHistory`` the switch, interrupt and yield trace
 records of each snapshot, and ``pixel_runs`` turns a window of it into at most one run per pixel column.
 Segments shorter than a merge quantum (a fraction of a pixel) are merged as they arrive, so that a
 fast-forward frame of thousands of records costs little; the history is bounded in count and pruned
-by time. Also the time and duration formatting the panels share.
+by time.
 """
 
 from __future__ import annotations
 
-import math
 from collections import deque
-from collections.abc import Iterable, Sequence
-
-from model.machine import TraceRecord
+from collections.abc import Iterable
 
 HISTORY_MAX = 4096  # segments (and interrupts) kept per CPU
 YIELDS_MAX = 2048
 HARDIRQ, SOFTIRQ, IDLE = -1, -2, 0  # segment codes; a positive code is a tid
-
-
-def _num(v: float) -> str:
-    if abs(v) >= 100 or v == int(v):
-        return f"{v:.0f}"
-    return f"{v:.1f}".rstrip("0").rstrip(".") if abs(v) >= 10 else f"{v:.2f}".rstrip("0").rstrip(".")
-
-
-def format_duration(ns: float) -> str:
-    """A duration in the unit a class reads best: "500 µs", "2.5 ms", "1.2 s"."""
-    a = abs(ns)
-    if a == 0:
-        return "0"
-    if a < 1_000:
-        return f"{_num(ns)} ns"
-    if a < 999_500:
-        return f"{_num(ns / 1e3)} µs"
-    if a < 999_500_000:
-        return f"{_num(ns / 1e6)} ms"
-    return f"{_num(ns / 1e9)} s"
-
-
-def nice_step(span: float, max_ticks: int) -> float:
-    """The smallest 1-2-5 × 10^k step that cuts ``span`` into at most ``max_ticks`` intervals."""
-    raw = max(span, 1e-12) / max(max_ticks, 1)
-    base = float(10.0 ** math.floor(math.log10(raw)))
-    for m in (1, 2, 5, 10):
-        if m * base >= raw * (1 - 1e-9):
-            return m * base
-    return 10 * base  # pragma: no cover
 
 
 def time_to_x(t_ns: float, now_ns: int, window_ns: int, x0: float, width: float) -> float:
@@ -91,14 +58,6 @@ def yield_columns(
             x = round(time_to_x(t, now_ns, window_ns, x0, width))
             cols[x] = cols.get(x, False) or switched
     return sorted(cols.items())
-
-
-def parse_irq(info: str, dur_ns: int) -> tuple[int, int]:
-    """``(hardirq_ns, softirq_ns)`` of an "irq" record ("HARDIRQ_NS SOFTIRQ_NS")."""
-    parts = info.split()
-    if len(parts) == 2 and all(p.isdigit() for p in parts):
-        return int(parts[0]), int(parts[1])
-    return dur_ns, 0
 
 
 class LaneHistory:
@@ -176,14 +135,3 @@ class LaneHistory:
             if end > hard_end:
                 out.append((hard_end, end, SOFTIRQ))
         return out
-
-
-def yield_switched(events: Sequence[TraceRecord], i: int) -> bool:
-    """A yield switched if the machine recorded a switch away from the yielder right after it."""
-    r = events[i]
-    for nxt in events[i + 1 : i + 3]:
-        if nxt.t_ns != r.t_ns:
-            break
-        if nxt.kind == "switch" and nxt.cpu == r.cpu:
-            return nxt.prev_tid == r.tid
-    return False

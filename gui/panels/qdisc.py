@@ -14,8 +14,9 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen, QPolygonF, QResizeEvent
 from PySide6.QtWidgets import QWidget
 
-from gui import palette, pyside_fix  # noqa: F401 - pyside_fix: before any paint or emit
-from gui.qdisc_geometry import (
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+from gui.draw.qdisc_geometry import (
     TOKEN_EASE,
     Box,
     QdiscLayout,
@@ -30,9 +31,8 @@ from gui.qdisc_geometry import (
     qdisc_layout,
     token_target,
 )
-from gui.snapshot_panel import SnapshotPanel
-from model.net.view import BandView, QdiscView
-from model.simulation import Snapshot
+from gui.panels.base import SnapshotPanel
+from model.snapshot import BandView, QdiscView, Snapshot
 
 PLACEHOLDER = "This story has no qdisc: pick the 2011 story"
 EXIT_REASONS = (

@@ -1,7 +1,7 @@
 """CPU lanes: one lane per CPU showing what runs now and a scrolling Gantt strip of the recent past.
 
-The panel keeps a bounded history per CPU (``gui.cpu_history.LaneHistory``) built from the "switch",
-"irq" and "yield" trace records of each snapshot, and picks the width of its window of simulated time
+The panel keeps a bounded history per CPU (``gui.draw.lane_history.LaneHistory``) built from the switch,
+interrupt and yield trace records of each snapshot, and picks the width of its window of simulated time
 from the density of those records unless told one. ``render`` turns the history into pixel runs once
 per frame; ``paintEvent`` only draws them. Hardirq time is black, softirq hatched, both over the lower
 part of the task they interrupted; idle is blank; yields are ticks above the strip.
@@ -28,23 +28,12 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QWidget
 
-from gui import palette, pyside_fix  # noqa: F401 - pyside_fix: before any paint or emit
-from gui.cpu_history import (
-    HARDIRQ,
-    IDLE,
-    SOFTIRQ,
-    LaneHistory,
-    format_duration,
-    nice_step,
-    parse_irq,
-    pixel_runs,
-    time_to_x,
-    yield_columns,
-    yield_switched,
-)
-from gui.snapshot_panel import SnapshotPanel
-from model.machine import TraceRecord
-from model.simulation import CpuView, Snapshot
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+from gui.draw.formats import format_duration, nice_step
+from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, time_to_x, yield_columns
+from gui.panels.base import SnapshotPanel
+from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
 
 # Window widths offered by the automatic choice (a 1-2-5 ladder, 100 µs .. 10 s).
 WINDOW_LADDER_NS: tuple[int, ...] = (*(m * 10**e for e in range(5, 10) for m in (1, 2, 5)), 10**10)
@@ -185,23 +174,22 @@ class CpuLanesPanel(SnapshotPanel):
         """Feed the records to the lanes; records before ``cutoff_ns`` only update what runs. Returns the
         number of switch and irq records (the density that picks the automatic window)."""
         lanes, quantum, counted = self.lanes, self._quantum(), 0
-        for i, r in enumerate(events):
-            kind = r.kind
-            if r.cpu >= len(lanes) or kind not in ("switch", "irq", "yield"):
+        for r in events:
+            if r.cpu >= len(lanes):
                 continue
             lane = lanes[r.cpu]
-            if kind == "switch":
+            if isinstance(r, SwitchRecord):
                 counted += 1
                 if r.t_ns < cutoff_ns:
                     lane.open_code, lane.open_start = r.tid, r.t_ns
                 else:
                     lane.switch(r.t_ns, r.tid, r.prev_tid, quantum)
-            elif kind == "irq":
+            elif isinstance(r, IrqRecord):
                 counted += 1
                 if r.t_ns + r.dur_ns >= cutoff_ns:
-                    lane.irq(r.t_ns, *parse_irq(r.info, r.dur_ns))
-            elif r.t_ns >= cutoff_ns:
-                lane.yields.append((r.t_ns, yield_switched(events, i)))
+                    lane.irq(r.t_ns, r.hardirq_ns, r.softirq_ns)
+            elif isinstance(r, YieldRecord) and r.t_ns >= cutoff_ns:
+                lane.yields.append((r.t_ns, r.switched))
         return counted
 
     # ---- geometry -----------------------------------------------------------------------------------

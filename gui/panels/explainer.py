@@ -1,13 +1,14 @@
 """The story told in words: what to watch for and why, with the key quotes from the original mails.
 
 Each built-in story has a lesson in ``resources/lessons/<scenario-name>.md`` (or ``.html``); a scenario
-without one (a user's file) gets its title and ``description``. Above the lesson, one line says what
-``sched_yield()`` does under the scheduler and ``sched_compat_yield`` now chosen: the heart of the 2007
-story, and it changes with the controls.
+without one (a user's file) gets its title and ``description``. Above the lesson, the "Now:" line says
+what ``sched_yield()`` does under the scheduler and tunables now chosen, in the policy's own words (its
+registry entry's ``describe_yield``): the heart of the 2007 story, and it changes with the controls.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -17,25 +18,10 @@ from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from model import resource_root
 from model.scenario import Scenario
+from model.sched import POLICIES
 
 LESSON_DIR = resource_root() / "lessons"
 TEXT_PT = 13
-
-# What sched_yield() does to the caller, per policy and sched_compat_yield (see the scheduler modules).
-YIELD_MEANING = {
-    ("o1", 0): "O(1): a yield moves the task to the expired array; it waits until every other task "
-    "has used up its time slice.",
-    ("cfs-2.6.23", 0): "CFS 2.6.23: a yield re-sorts the task in place by its fair key; if it has had "
-    "less than its share it is still first in line and runs again at once.",
-    ("cfs-2.6.23", 1): "CFS 2.6.23 with sched_compat_yield: a yield puts the task rightmost, behind "
-    "every other task.",
-    ("cfs-2.6.24", 0): "CFS 2.6.24: a yield only updates statistics; the task loses the CPU only to a "
-    "task with a smaller vruntime.",
-    ("cfs-2.6.24", 1): "CFS 2.6.24 with sched_compat_yield: a yield sets vruntime just past the "
-    "rightmost task: the yielder gives up its whole lead.",
-    ("bfs", 0): "BFS: a yield ends the time slice and gives the task a new, later virtual deadline.",
-    ("eevdf", 0): "EEVDF: a yield pushes the task's virtual deadline one slice further out.",
-}
 
 
 def lesson_path(name: str) -> Path | None:
@@ -54,9 +40,13 @@ def something_yields(scenario: Scenario) -> bool:
     return any(t.kind == "yielder" or t.sync == "sched_yield" for t in scenario.tasks)
 
 
-def yield_meaning(policy: str, compat_yield: int) -> str:
-    key = (policy, compat_yield if policy.startswith("cfs") else 0)
-    return YIELD_MEANING.get(key, "")
+def yield_meaning(settings: Mapping[str, Any]) -> str:
+    """What sched_yield() does under these settings: the chosen policy's words, given its own tunables."""
+    info = POLICIES.get(str(settings.get("sched.policy", "")))
+    if info is None:
+        return ""
+    own = {t.key: int(settings.get(f"sched.{t.key}", t.default)) for t in info.tunables}
+    return info.describe_yield(own)
 
 
 class ExplainerPanel(QWidget):
@@ -81,16 +71,16 @@ class ExplainerPanel(QWidget):
         self.lesson_name = ""
         self._yields = False
 
-    def set_scenario(self, scenario: Scenario, tunables: dict[str, Any] | None = None) -> None:
-        """Show the lesson of ``scenario`` (or its description) and what a yield means right now."""
+    def set_scenario(self, scenario: Scenario) -> None:
+        """Show the lesson of ``scenario`` (or its description) and what a yield means in it."""
         if scenario.name != self.lesson_name or not self.browser.toPlainText():
             self._load_lesson(scenario)
         self._yields = something_yields(scenario)
-        self.set_settings(scenario.settings() | dict(tunables or {}))
+        self.show_settings(scenario.settings())
 
-    def set_settings(self, settings: dict[str, Any]) -> None:
-        policy = str(settings.get("sched.policy", ""))
-        text = yield_meaning(policy, int(settings.get("sched.compat_yield", 0))) if self._yields else ""
+    def show_settings(self, settings: Mapping[str, Any]) -> None:
+        """The "Now:" line for these effective settings (shown only where something yields)."""
+        text = yield_meaning(settings) if self._yields else ""
         self.now_label.setText(f"<b>Now:</b> {escape(text)}" if text else "")
         self.now_label.setVisible(bool(text))
 

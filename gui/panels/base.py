@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from model.simulation import Snapshot
+from model.snapshot import Snapshot
 
 
 class SnapshotPanel(QWidget):
