@@ -45,7 +45,7 @@ ORGANIZATION = "schedlab"
 APPLICATION = "schedlab"
 DEFAULT_STORY = "cfs-yield-2007"
 DEFAULT_SIZE = (1600, 1000)
-EXPLAINER_MIN_WIDTH = 260  # narrower, the quotes become a column of single words
+EXPLAINER_MIN_WIDTH = 250  # narrower, the quotes become a column of single words (2011 fits 1280 px)
 RUNQUEUE_TAB = "Run queues: who runs next"
 QDISC_TAB = "Packets: the prio qdisc"
 COLUMN_WIDTHS = (320, 920, 360)  # controls, stage, explainer at the default size
@@ -58,11 +58,17 @@ class Panel(Protocol):
     def reset(self) -> None: ...
 
 
-def stage_heights(lanes_hint: int, qdisc: bool, total: int = 870) -> list[int]:
-    """Heights of lanes, run queues (or qdisc) and graphs; the splitter scales them to fit."""
-    lanes = min(lanes_hint, 220 if qdisc else 280)  # with a qdisc, its panel shows the CPUs too
+def stage_heights(lanes_hint: int, qdisc: bool, total: int = 870, lanes_min: int = 0) -> list[int]:
+    """Heights of lanes, run queues (or qdisc) and graphs in a stage ``total`` px high. The lanes get at
+    least ``lanes_min`` (every CPU's lane); in a short window the other two share what is left."""
+    lanes = max(min(lanes_hint, 220 if qdisc else 280), lanes_min)
     middle = 380 if qdisc else 300
-    return [lanes, middle, max(300, total - lanes - middle)]
+    graphs = max(300, total - lanes - middle)
+    if lanes + middle + 200 > total:  # too short for all three at their usual heights
+        rest = max(total - lanes, 0)
+        middle = rest * middle // (middle + 300)
+        graphs = rest - middle
+    return [lanes, middle, graphs]
 
 
 def default_settings() -> QSettings:
@@ -230,7 +236,10 @@ class MainWindow(QMainWindow):
                 panel.render(self._last_snapshot)
 
     def _arrange_stage(self) -> None:
-        self.stage.setSizes(stage_heights(self.cpu_lanes.sizeHint().height(), self._has_qdisc))
+        total = self.stage.height() if self._shown_once else 870
+        lanes = self.cpu_lanes
+        heights = stage_heights(lanes.sizeHint().height(), self._has_qdisc, total, lanes.needed_height())
+        self.stage.setSizes(heights)
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)

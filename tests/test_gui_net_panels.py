@@ -423,3 +423,14 @@ def test_qdisc_panel_paints(
     qdisc_panel.render(dataclasses.replace(frames[0], qdisc=fake_qdisc(stopped=True)))
     assert_painted(qdisc_panel, tmp_path / "qdisc.png")
     assert inked(rendered(qdisc_panel)) > 200  # the SVG export path reaches QWidget.render
+
+
+def test_the_graphs_use_the_whole_width(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    graphs.resize(600, 480)  # laid out small first, as in a window that is not sized yet
+    graphs.render(frames[3])
+    graphs.grab()
+    graphs.resize(1400, 520)  # then widened: bandwidth across, threads and CPUs below
+    graphs.grab()  # lays the scene out
+    bandwidth = graphs.plots["bandwidth"].sceneBoundingRect().width()
+    threads, cpus = (graphs.plots[n].sceneBoundingRect().width() for n in ("threads", "cpus"))
+    assert bandwidth > 0.9 * 1400 and threads + cpus > 0.9 * 1400  # no empty third column

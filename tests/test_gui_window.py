@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 import model
-from gui.main_window import MainWindow, last_story
+from gui.main_window import MainWindow, last_story, stage_heights
 from gui.panels.controls import why_disabled
 from gui.panels.status import status_text
 from gui.panels.time_controls import format_sim_time, slider_to_speed, speed_label, speed_to_slider
@@ -548,3 +548,9 @@ def test_the_panel_behind_a_tab_catches_up_when_brought_to_the_front(make_window
     assert rendered == []  # hidden: no work per frame
     w.middle.setCurrentWidget(w.runqueue)
     assert rendered == [last.t_ns]  # shown: the latest snapshot at once
+
+
+def test_stage_heights_keep_every_lane_in_a_short_window() -> None:
+    assert stage_heights(378, True) == [220, 380, 300]  # tall enough: the usual split
+    lanes, middle, graphs = stage_heights(378, True, total=618, lanes_min=226)
+    assert (lanes, lanes + middle + graphs) == (226, 618) and middle > graphs > 0

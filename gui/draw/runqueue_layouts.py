@@ -335,10 +335,10 @@ class SceneBuilder:
         tags += [(next_tag(e), palette.BLUE)] if e.picks_next else []
         chip = self._chip(i, e, r.left(), r.top(), True, "", tags)
         chip.rect.setWidth(chip_w)
-        fm = QFontMetrics(self._fonts[PLAIN])
-        words = fm.elidedText(
-            bfs_words(e, rq.jiffies), Qt.TextElideMode.ElideRight, int(r.right() - chip.rect.right() - 12)
-        )
+        fm, bold = QFontMetrics(self._fonts[PLAIN]), QFontMetrics(self._fonts[BOLD])
+        tags_w = sum(bold.horizontalAdvance(tag) + 14 for tag, _ in tags) + (10 if tags else 0)
+        room = int(r.right() - chip.rect.right() - 12 - tags_w)  # the tags keep their place on the row
+        words = fm.elidedText(bfs_words(e, rq.jiffies), Qt.TextElideMode.ElideRight, room)
         self.scene.text(
             QRectF(chip.rect.right() + 10, r.top(), fm.horizontalAdvance(words) + 4, r.height()), words
         )

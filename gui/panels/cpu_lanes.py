@@ -46,6 +46,7 @@ LaneRuns = tuple[Runs, Runs, list[tuple[int, bool]]]  # tasks, interrupts, yield
 
 YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
 LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 28, 30, 250, 8, 10
+MIN_LANE_H = 30.0
 
 
 # ---- pure helpers ---------------------------------------------------------------------------------
@@ -68,7 +69,7 @@ def choose_window_ns(rate_per_ns: float, current_ns: int) -> int:
 
 
 def lane_height(avail_px: float, ncpus: int) -> float:
-    return max(30.0, min(110.0, avail_px / max(ncpus, 1)))
+    return max(MIN_LANE_H, min(110.0, avail_px / max(ncpus, 1)))
 
 
 def text_on(color: QColor) -> QColor:
@@ -157,6 +158,11 @@ class CpuLanesPanel(SnapshotPanel):
         self._cpus, self._now_ns, self._last_t = snapshot.cpus, now, now
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
         self._relayout()
+
+    def needed_height(self) -> int:
+        """The least height that shows every CPU's lane (at their smallest) with the legend and axis."""
+        _, legend_h = self._legend_layout()
+        return int(PAD + legend_h + 4 + max(len(self.lanes), 1) * MIN_LANE_H + AXIS_H + PAD)
 
     def sizeHint(self) -> QSize:
         n = max(len(self.lanes), 1)

@@ -332,10 +332,12 @@ class GraphsPanel(SnapshotPanel):
         grid = self._view.ci
         for cell in self._placed:
             grid.removeItem(cell)
-        for name, row, col, span in grid_cells(self._has_qdisc, one_row):
+        cells = grid_cells(self._has_qdisc, one_row)
+        for name, row, col, span in cells:
             grid.addItem(self._cells[name], row=row, col=col, colspan=span)
-        for col in range(3):  # columns share the width equally, whatever their titles and legends
-            grid.layout.setColumnStretchFactor(col, 1)
+        used = max(col + span for _, _, col, span in cells)
+        for col in range(3):  # used columns share the width equally, whatever their titles and legends
+            grid.layout.setColumnStretchFactor(col, 1 if col < used else 0)
         self._placed = [self._cells[name] for name, *_ in grid_cells(self._has_qdisc, one_row)]
         for name in TIME_PLOTS:  # a short panel spends no height on the axis name ("s" is in the title)
             self.plots[name].getAxis("bottom").showLabel(not one_row)

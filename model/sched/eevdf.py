@@ -37,11 +37,12 @@ YIELD_FORFEIT = Tunable(
     key="yield_forfeit",
     default=1,
     title="sched_yield()",
-    help="yield_task_fair() of 6.6-6.16 (the deadline moves one slice out) or of 6.17+ (79104becf42b "
-    '"sched/fair: Forfeit vruntime on yield", also in 6.12.63 and 6.6.y stable)',
+    help="sched_yield() in EEVDF: 0 is yield_task_fair() of 6.6-6.16 (the deadline moves one slice out), "
+    '1 that of 6.17+ (79104becf42b "sched/fair: Forfeit vruntime on yield", also in 6.12.63 and 6.6.y '
+    "stable: the task forfeits the rest of its request)",
     choices=(
-        (0, "6.6–6.16: the deadline moves one slice out"),
-        (1, "6.17+: forfeit the rest of the request"),
+        (0, "6.6–6.16: deadline a slice later"),
+        (1, "6.17+: forfeits its request"),
     ),
     control="radios",
     about_yield=True,
@@ -54,7 +55,7 @@ RUN_TO_PARITY = Tunable(
     "served the request it was picked with",
     choices=(
         (0, "off: a wakeup may preempt at once"),
-        (1, "RUN_TO_PARITY\n(the current task keeps its request)"),
+        (1, "RUN_TO_PARITY\n(no preemption mid-request)"),
     ),
 )
 YIELD_INELIGIBLE = YieldOutcome("unchanged", "ineligible", noop=True)
