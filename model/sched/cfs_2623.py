@@ -7,13 +7,12 @@ task is credited the fair-clock advance of its wait when it is picked, the runni
 the time it ran beyond its weighted share, and a woken sleeper gets a capped credit (FAIR_SLEEPERS)
 that ``sleeper_bonus`` tracks and the running task pays back. Keys change only when a task is
 (re)queued: at enqueue, at each tick for the current task, and in ``sched_yield()``. Source:
-``kernel/sched_fair.c`` of 2.6.23.17 (KERNEL.md §B.1, B.3, B.4). The sorted ``Timeline`` is shared
-with ``cfs_2624``.
+``kernel/sched_fair.c`` of 2.6.23.17 (KERNEL.md §B.1, B.3, B.4). The sorted tree is ``timeline.Timeline``,
+shared with ``cfs_2624``.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -25,6 +24,7 @@ from model.sched.base import (
     select_cpu_per_rq,
 )
 from model.sched.registry import PolicyInfo, Tunable, landing_words
+from model.sched.timeline import Node, Timeline
 from model.snapshot import YIELD_ALONE, Cfs2623Entry, Cfs2623View, YieldOutcome
 from model.task import Task
 
@@ -44,8 +44,6 @@ COMPAT_YIELD = Tunable(
     about_yield=True,
 )
 
-Node = tuple[int, int]  # (key, insertion sequence)
-
 
 def check_tunable(key: str, value: int) -> None:
     """Validate a ``set_tunable`` call: only ``compat_yield``, only 0 or 1 (like the sysctl)."""
@@ -53,50 +51,6 @@ def check_tunable(key: str, value: int) -> None:
         raise KeyError(f"CFS has no tunable {key!r}; its tunable: {COMPAT_YIELD.key}")
     if value not in COMPAT_YIELD.allowed():
         raise ValueError(f"{key} must be 0 or 1, got {value!r}")
-
-
-class Timeline:
-    """A cfs_rq's rbtree, as a sorted list of ``(key, seq)`` nodes and their tasks.
-
-    ``seq`` grows with every insertion, so a task inserted with a key equal to existing ones lands to
-    their right, as ``__enqueue_entity()`` does ("nodes with the same key stay together").
-    """
-
-    __slots__ = ("_nodes", "_seq", "_tasks")
-
-    def __init__(self) -> None:
-        self._nodes: list[Node] = []
-        self._tasks: list[Task] = []
-        self._seq = 0
-
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-    def insert(self, task: Task, key: int) -> Node:
-        self._seq += 1
-        node = (key, self._seq)
-        i = bisect_left(self._nodes, node)
-        self._nodes.insert(i, node)
-        self._tasks.insert(i, task)
-        return node
-
-    def remove(self, node: Node) -> None:
-        i = bisect_left(self._nodes, node)
-        del self._nodes[i]
-        del self._tasks[i]
-
-    def leftmost(self) -> Task | None:
-        return self._tasks[0] if self._tasks else None
-
-    def rightmost(self) -> Task | None:
-        return self._tasks[-1] if self._tasks else None
-
-    def first_other(self, task: Task) -> Task | None:
-        """The leftmost task that is not ``task``."""
-        return next((t for t in self._tasks if t is not task), None)
-
-    def tasks(self) -> tuple[Task, ...]:
-        return tuple(self._tasks)
 
 
 @dataclass(slots=True)

@@ -22,8 +22,9 @@ from model.sched.base import (
     nice_to_weight,
     select_cpu_per_rq,
 )
-from model.sched.cfs_2623 import COMPAT_YIELD, Node, Timeline, check_tunable
+from model.sched.cfs_2623 import COMPAT_YIELD, check_tunable
 from model.sched.registry import PolicyInfo, landing_words
+from model.sched.timeline import Node, Timeline
 from model.snapshot import YIELD_ALONE, Cfs2624Entry, Cfs2624View, YieldOutcome
 from model.task import Task
 
