@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal, final
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,19 +40,59 @@ YieldReason = Literal[
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class YieldOutcome:
     """What a policy's ``yield_task`` did to the yielder, before ``schedule()``; the numbers that say it
-    are set for the landings that have them (see ``YieldLanding``), 0 otherwise."""
+    are set for the landings that have them (see ``YieldLanding``), 0 otherwise.
 
-    landing: YieldLanding
-    reason: YieldReason = ""
-    noop: bool = False  # the yielder's place and keys are as before
-    prio: int = 0
-    key_ns: int = 0
-    deadline_ns: int = 0
-    deadline_jiffies: int = 0
-    moved_ns: int = 0  # EEVDF: how far the deadline moved (a slice) or the request forfeited
+    Read-only (``Final``), compared by value. A plain class, not a dataclass like the others: one is
+    made at every sched_yield(), and compiled with mypyc a dataclass still builds through a Python-level
+    ``__init__`` (2-3 µs, frozen), where this class builds natively.
+    """
+
+    def __init__(
+        self,
+        landing: YieldLanding,
+        reason: YieldReason = "",
+        noop: bool = False,
+        prio: int = 0,
+        key_ns: int = 0,
+        deadline_ns: int = 0,
+        deadline_jiffies: int = 0,
+        moved_ns: int = 0,
+    ) -> None:
+        self.landing: Final = landing
+        self.reason: Final = reason
+        self.noop: Final = noop  # the yielder's place and keys are as before
+        self.prio: Final = prio
+        self.key_ns: Final = key_ns
+        self.deadline_ns: Final = deadline_ns
+        self.deadline_jiffies: Final = deadline_jiffies
+        self.moved_ns: Final = (
+            moved_ns  # EEVDF: how far the deadline moved (a slice) or the request forfeited
+        )
+
+    def _fields(self) -> tuple[str, str, bool, int, int, int, int, int]:
+        return (
+            self.landing,
+            self.reason,
+            self.noop,
+            self.prio,
+            self.key_ns,
+            self.deadline_ns,
+            self.deadline_jiffies,
+            self.moved_ns,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, YieldOutcome) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = ("landing", "reason", "noop", "prio", "key_ns", "deadline_ns", "deadline_jiffies", "moved_ns")
+        return f"YieldOutcome({', '.join(f'{n}={v!r}' for n, v in zip(names, self._fields(), strict=True))})"
 
 
 YIELD_ALONE = YieldOutcome("unchanged", "alone", noop=True)
