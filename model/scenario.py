@@ -247,8 +247,8 @@ class KeySpec:
     key: str
     default: Any
     doc: str
-    lo: float | None = None
-    hi: float | None = None
+    lo: int | float | None = None  # int where the key is an int: a compiled float field would make 1 into 1.0
+    hi: int | float | None = None
     choices: tuple[Any, ...] | None = None
 
     @property

@@ -4,7 +4,8 @@ Nothing here is text to parse. Numbers are integers in the unit their name ends 
 ``_jiffies``), codes are the short string constants of the ``Literal`` types below, and the human
 wording of a code lives in one place (the policy registry, ``model.sched``). Snapshots are built by
 ``model.simulation`` (``model.observe`` for the per-CPU and per-task views); the run queues come from
-the policies, the transmit path's view from ``model.net.view`` (re-exported here).
+the policies, the transmit path's from ``model.net.view``. This module imports nothing else of the
+model: everything else may import it.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from typing import Final, Literal, final
 
 import numpy as np
 from numpy.typing import NDArray
-
-from model.net.view import BandView, QdiscView
 
 Value = int | float | str | bool | tuple[int, ...]
 """A setting's value (a dotted scenario key's)."""
@@ -288,6 +287,45 @@ VIEW_KINDS: dict[str, type] = {  # a policy's declared view kind (PolicyInfo.vie
     "bfs": BfsView,
     "eevdf": EevdfView,
 }
+
+# ---- the transmit path: the qdisc's bands, the locks and the dequeuer role -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BandView:
+    band: int
+    backlog: int  # packets queued in this band
+    limit: int  # pfifo limit (tx_queue_len)
+    sent: int  # packets dequeued through this band
+    dropped: int
+    head_runs: tuple[tuple[int, int], ...]  # from the head: (sending CPU, packets), for colouring
+
+
+@dataclass(frozen=True, slots=True)
+class QdiscView:
+    kind: str  # "prio"
+    bands: tuple[BandView, ...]
+    enqueued: int
+    dequeued: int
+    dropped: int
+    requeues: int
+    backlog: int
+    per_cpu_dequeued: tuple[int, ...]
+    per_cpu_enqueued: tuple[int, ...]
+    dequeuer_cpu: int  # owner of the RUNNING bit, -1 when nobody dequeues
+    busylock_owner: int  # -1 when free
+    busylock_waiters: tuple[int, ...]  # CPUs spinning on busylock, in arrival order
+    root_lock_owner: int  # -1 when free
+    exit_rule: str  # "time" (3.0) or "quota" (3.1+)
+    weight_p: int
+    runs: int  # dequeuer tenures so far
+    exit_reasons: tuple[tuple[str, int], ...]  # quota, need_resched, jiffy, empty, tx_busy
+    device: str  # "dummy" or "nic"
+    tx_ring_used: int
+    tx_ring_size: int
+    device_stopped: bool
+    fairness_jain: float
+
 
 # ---- the machine now ---------------------------------------------------------------------------------
 

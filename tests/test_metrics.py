@@ -52,3 +52,19 @@ def test_wire_time_of_a_frame_and_tcp_goodput() -> None:
     assert tcp_payload_ns(MSS_BYTES, 100) == frame_ns(1500, 100)  # a full segment is one frame
     assert tcp_payload_ns(16 * MSS_BYTES, 1000) == 16 * 12_304
     assert tcp_goodput_mbps(100) == pytest.approx(94.148, abs=1e-3)  # 1448 / 1538 of the line
+
+
+@pytest.mark.parametrize("name", ["cfs-yield-2007", "qdisc-fairness-2011"])
+def test_interval_table_is_the_csv_to_its_printed_digits(name: str) -> None:
+    """model.metrics defines the CSV's series once; the CSV writer may use it without a changed byte."""
+    from model.cli.series_csv import series_table
+    from model.scenario import load_scenario
+    from model.simulation import Simulation
+
+    sim = Simulation(load_scenario(name).with_overrides({"scenario.duration_s": 1.0}), trace="off")
+    sim.advance(1_000_000_000)
+    header, rows = series_table(sim)
+    table = interval_table(sim.series.columns, sim.series.view())
+    assert [n for n, _ in table] == header
+    ours = np.column_stack([v for _, v in table])
+    assert [[f"{v:.6g}" for v in row] for row in ours] == [[f"{v:.6g}" for v in row] for row in rows]

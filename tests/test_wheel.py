@@ -131,7 +131,7 @@ def test_a_bad_scenario_is_one_line_and_exit_2(site: Path) -> None:
 
 def test_the_window_finds_its_lessons_and_icon(site: Path) -> None:
     code = (
-        "import sys; from gui.explainer_panel import lesson_path; from gui.app import ICON_FILES;"
+        "import sys; from gui.panels.explainer import lesson_path; from gui.app import ICON_FILES;"
         "from model import resource_root;"
         "print(*[lesson_path(n) for n in sys.argv[1:]], *[resource_root() / 'icons' / f for f in ICON_FILES])"
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.net.view import QdiscView
+from model.snapshot import QdiscView
 
 Box = tuple[float, float, float, float]  # x, y, width, height in pixels
 TOKEN_EASE = 0.35  # fraction of the remaining distance the token travels per frame
