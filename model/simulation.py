@@ -5,7 +5,8 @@ previous advance (``drain_events``); ``snapshot()`` is the state now and changes
 and seed give the same trace, and ``advance(a); advance(b)`` is the same run as ``advance(a + b)``. Live
 settings (``LIVE_KEYS``: the policies' live tunables, the qdisc's exit rule) take effect at the current
 simulated instant, like a sysctl, and are recorded with their time so graphs can mark them; a policy
-gets only its own tunables.
+gets only its own tunables. Sampling only observes: the window may retune the sampling interval
+(``set_sample_ns``) and keep a bounded number of rows (``keep_rows``) without changing the run.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class Simulation:
         seed: int | None = None,
         sample_ns: int = DEFAULT_SAMPLE_NS,
         trace: str = "recent",
+        keep_rows: int | None = None,
     ) -> None:
         self.scenario = scenario
         self.seed = scenario.seed if seed is None else seed
@@ -85,10 +87,11 @@ class Simulation:
         self.qdisc: PrioQdisc | None = None
         self._build_workloads()
         probes = self._probes()
-        self.series = Series(probes)
+        self.series = Series(probes, keep_rows=keep_rows)
         self.series_layout = self._series_layout(list(probes))
         self.sample_ns = sample_ns
-        self.machine.q.push(sample_ns, PRIO_SAMPLE, self._on_sample, None)
+        self._sample_gen = 0  # a retuned interval leaves the pending sample stale (lazy cancel)
+        self.machine.q.push(sample_ns, PRIO_SAMPLE, self._on_sample, 0)
 
     def _build_workloads(self) -> None:
         sc, machine = self.scenario, self.machine
@@ -230,9 +233,22 @@ class Simulation:
             cpu_dequeued=tuple(col[f"cpu{i}_dequeued"] for i in cpus if f"cpu{i}_dequeued" in col),
         )
 
-    def _on_sample(self, _arg: object) -> None:
+    def _on_sample(self, gen: int) -> None:
+        if gen != self._sample_gen:
+            return
         self.series.sample(self.machine.now_ns)
-        self.machine.q.push(self.machine.now_ns + self.sample_ns, PRIO_SAMPLE, self._on_sample, None)
+        self.machine.q.push(self.machine.now_ns + self.sample_ns, PRIO_SAMPLE, self._on_sample, gen)
+
+    def set_sample_ns(self, sample_ns: int) -> None:
+        """Sample the series every ``sample_ns`` from now on (the next row at now + ``sample_ns``).
+        Sampling only reads counters: the run itself is the same at any interval."""
+        if sample_ns <= 0:
+            raise ValueError("sample_ns must be > 0")
+        if sample_ns == self.sample_ns:
+            return
+        self.sample_ns = sample_ns
+        self._sample_gen += 1
+        self.machine.q.push(self.machine.now_ns + sample_ns, PRIO_SAMPLE, self._on_sample, self._sample_gen)
 
     # ---- the facade -----------------------------------------------------------------------------
 
@@ -298,6 +314,7 @@ class Simulation:
         self.toggles.append((self.now_ns, command.key, command.value))
         if self.machine.tracing:
             self.machine.record(CommandRecord(self.now_ns, 0, command.key, command.value))
+        self.series.mark(self.now_ns)  # the counters at the change: "since the last change" starts here
 
     def snapshot(self) -> Snapshot:
         """The state now, without events (``drain_events`` hands those out); changes nothing."""
@@ -325,6 +342,7 @@ class Simulation:
             acked_bytes=self.acked_bytes(),
             events_dispatched=m.q.dispatched,
             qdisc=self.qdisc_view(),
+            series_anchor=self.series.anchor,
         )
 
     def metrics(self) -> dict[str, Any]:
