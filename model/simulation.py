@@ -7,6 +7,8 @@ settings (``LIVE_KEYS``: the policies' live tunables, the qdisc's exit rule) tak
 simulated instant, like a sysctl, and are recorded with their time so graphs can mark them; a policy
 gets only its own tunables. Sampling only observes: the window may retune the sampling interval
 (``set_sample_ns``) and keep a bounded number of rows (``keep_rows``) without changing the run.
+``run_to`` advances without building a snapshot or draining the trace (replays that land later keep
+the recent records); ``advance_until`` stops at the first instant a stop rule (``model.stops``) hits.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from model.scenario import Scenario, ScenarioError, TaskSpec
 from model.sched import POLICIES, TUNABLES
 from model.sched.base import NSEC_PER_SEC
 from model.snapshot import CommandRecord, CpuView, SeriesLayout, Snapshot, TaskView, TraceRecord, Value
+from model.stops import StopRule, run_until_stop
 from model.task import Task
 from model.workloads.generic import spawn_tasks
 from model.workloads.iperf import Iperf, IperfServer
@@ -270,6 +273,36 @@ class Simulation:
         if self.txpath is not None:
             self.txpath.settle()
         return self._snapshot(self.drain_events())
+
+    def run_to(self, t_ns: int, rule: StopRule | None = None) -> bool:
+        """Run to ``t_ns`` like ``advance`` does, or with a ``rule`` stop at the first instant after which
+        it hits (True), without building a snapshot or draining the trace: a replay that lands later
+        hands the recent records to the window in one snapshot. The rule's ``begin`` is the caller's,
+        once, where it starts."""
+        if t_ns < self.machine.now_ns:
+            raise ValueError(f"run_to({t_ns}) is in the past (now {self.machine.now_ns} ns)")
+        if rule is None:
+            self.machine.run_until(t_ns)
+            hit = False
+        else:
+            hit = run_until_stop(self.machine, t_ns, rule, self)
+        if self.txpath is not None:
+            self.txpath.settle()
+        return hit
+
+    def advance_until(self, dt_ns: int, rule: StopRule) -> tuple[Snapshot, bool]:
+        """``advance(dt_ns)`` that stops early where ``rule`` hits (``run_to``); says whether it hit."""
+        if dt_ns < 0:
+            raise ValueError("dt_ns must be >= 0")
+        hit = self.run_to(self.machine.now_ns + dt_ns, rule)
+        return self._snapshot(self.drain_events()), hit
+
+    def dequeuer_cpu(self) -> int:
+        """The CPU holding the qdisc's dequeuer role now, -1 when none (or without a transmit path)."""
+        if self.txpath is None:
+            return -1
+        self.txpath.settle()
+        return self.txpath.d
 
     def step_event(self) -> Snapshot:
         """Run exactly up to and including the next event."""
