@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from PySide6.QtCore import QByteArray, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QInputDialog,
     QMainWindow,
@@ -27,12 +28,17 @@ from PySide6.QtWidgets import (
 )
 
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
+from gui.draw import theme
 from gui.draw.help_text import about_html, shortcut_sheet_html
+from gui.draw.layout_plan import Plan, plan_layout
+from gui.draw.series import window_ns_for
 from gui.export import ExportError, export_widget
+from gui.panels.base import rescale_fonts
 from gui.panels.controls import ControlsPanel, has_qdisc
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.explainer import ExplainerPanel, something_yields
 from gui.panels.graphs import GraphsPanel
+from gui.panels.headline import HeadlinePanel
 from gui.panels.qdisc import QdiscPanel
 from gui.panels.runqueue import RunqueuePanel
 from gui.panels.status import StatusLine
@@ -45,10 +51,10 @@ ORGANIZATION = "schedlab"
 APPLICATION = "schedlab"
 DEFAULT_STORY = "cfs-yield-2007"
 DEFAULT_SIZE = (1600, 1000)
-EXPLAINER_MIN_WIDTH = 250  # narrower, the quotes become a column of single words (2011 fits 1280 px)
+SCREEN_FILL = 0.94  # of the screen's available area a first window takes
 RUNQUEUE_TAB = "Run queues: who runs next"
 QDISC_TAB = "Packets: the prio qdisc"
-COLUMN_WIDTHS = (320, 920, 360)  # controls, stage, explainer at the default size
+LESSON_TAB, STORY_TAB, SETTINGS_TAB = "Lesson", "Story", "Settings"
 
 
 class Panel(Protocol):
@@ -56,19 +62,6 @@ class Panel(Protocol):
 
     def render(self, snapshot: Snapshot) -> None: ...
     def reset(self) -> None: ...
-
-
-def stage_heights(lanes_hint: int, qdisc: bool, total: int = 870, lanes_min: int = 0) -> list[int]:
-    """Heights of lanes, run queues (or qdisc) and graphs in a stage ``total`` px high. The lanes get at
-    least ``lanes_min`` (every CPU's lane); in a short window the other two share what is left."""
-    lanes = max(min(lanes_hint, 220 if qdisc else 280), lanes_min)
-    middle = 380 if qdisc else 300
-    graphs = max(300, total - lanes - middle)
-    if lanes + middle + 200 > total:  # too short for all three at their usual heights
-        rest = max(total - lanes, 0)
-        middle = rest * middle // (middle + 300)
-        graphs = rest - middle
-    return [lanes, middle, graphs]
 
 
 def default_settings() -> QSettings:
@@ -97,10 +90,12 @@ class MainWindow(QMainWindow):
         self.qdisc = QdiscPanel(self)  # owned by the window while it is out of the tabs
         self.qdisc.hide()
         self.graphs = GraphsPanel()
+        self.headline = HeadlinePanel()
         self.panels: dict[str, Panel] = {
             "CPU lanes": self.cpu_lanes,
             "Run queue": self.runqueue,
             "Qdisc": self.qdisc,
+            "Headline numbers": self.headline,
             "Graphs": self.graphs,
         }
         self.status_label = StatusLine()
@@ -112,53 +107,95 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._wire()
         self._restore_size()
+        self._restore_theme()
         self._on_restarted(scenario)
         self.playback.refresh()
 
     # ---- composition ------------------------------------------------------------------------
 
     def _build_layout(self) -> None:
-        self.setStyleSheet("QMainWindow, QScrollArea, QSplitter { background: white; }")
-        scroll = QScrollArea()
-        scroll.setWidget(self.controls)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(
-            self.controls.minimumSizeHint().width() + scroll.verticalScrollBar().sizeHint().width()
-        )
+        self.settings_scroll = QScrollArea()
+        self.settings_scroll.setWidget(self.controls)
+        self.settings_scroll.setWidgetResizable(True)
+        self.settings_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Run queues, or (in a story that sends packets) the qdisc in front with the run queues a tab away.
         self.middle = QTabWidget()
         self.middle.setDocumentMode(True)
         self.middle.setTabBarAutoHide(True)
         self.middle.addTab(self.runqueue, RUNQUEUE_TAB)
         self.middle.currentChanged.connect(self._render_front_tab)
-        tab_font = QFont(self.middle.tabBar().font())
-        tab_font.setPointSize(12)
-        self.middle.tabBar().setFont(tab_font)
+        self.lower_split = QSplitter(Qt.Orientation.Vertical)
+        self.lower_split.addWidget(self.middle)
+        self.lower_split.addWidget(self.graphs)
+        self.lower_split.setChildrenCollapsible(False)
+        # The lanes on top, the headline numbers across the stage under them, then the rest.
         self.stage = QSplitter(Qt.Orientation.Vertical)
-        for w in (self.cpu_lanes, self.middle, self.graphs):
-            self.stage.addWidget(w)
-        self.stage.setStretchFactor(0, 3)
-        self.stage.setStretchFactor(1, 3)
-        self.stage.setStretchFactor(2, 4)
-        # Three columns for a projector: the controls, the stage, the story told in words.
+        self.stage.addWidget(self.cpu_lanes)
+        self.stage.addWidget(self.headline)
+        self.stage.addWidget(self.lower_split)
+        self.stage.setChildrenCollapsible(False)
+        # The lesson and the story told in words; on a narrow screen the settings join them as a tab.
+        self.side = QTabWidget()
+        self.side.setDocumentMode(True)
+        self.side.addTab(self.explainer, STORY_TAB)
         self.body = QSplitter(Qt.Orientation.Horizontal)
-        self.body.addWidget(scroll)
-        self.body.addWidget(self.stage)
-        self.body.addWidget(self.explainer)
-        self.explainer.setMinimumWidth(EXPLAINER_MIN_WIDTH)
-        self.body.setStretchFactor(1, 1)
-        self.body.setCollapsible(1, False)
-        self.body.setSizes(list(COLUMN_WIDTHS))
+        self.body.setChildrenCollapsible(False)
+        self._wide: bool | None = None
+        self._plan: Plan | None = None
         central = QWidget()
-        column = QVBoxLayout(central)
-        column.setContentsMargins(4, 4, 4, 0)
-        column.setSpacing(2)
-        column.addWidget(self.time_controls)
-        column.addWidget(self.body, 1)
+        outer = QVBoxLayout(central)
+        outer.setContentsMargins(4, 2, 4, 0)
+        outer.setSpacing(2)
+        outer.addWidget(self.time_controls)
+        outer.addWidget(self.body, 1)
         self.setCentralWidget(central)
         self.statusBar().addWidget(self.status_label, 1)
+        self._arrange_columns(True)
+
+    def _arrange_columns(self, wide: bool) -> None:
+        """Three columns (settings | stage | lesson) or two (lesson, story and settings on tabs | stage)."""
+        if wide == self._wide:
+            return
+        self._wide = wide
+        index = self.side.indexOf(self.settings_scroll)
+        if wide:
+            if index >= 0:
+                self.side.removeTab(index)
+            for i, w in enumerate((self.settings_scroll, self.stage, self.side)):
+                self.body.insertWidget(i, w)
+        else:
+            self.body.insertWidget(0, self.side)
+            self.body.insertWidget(1, self.stage)
+            self.side.addTab(self.settings_scroll, SETTINGS_TAB)
+        self.settings_scroll.show()
+        self.body.setStretchFactor(self.body.indexOf(self.stage), 1)
+
+    def arrange(self) -> None:
+        """Lay the window out for the space it has now (``plan_layout``)."""
+        size = self.body.size()
+        if size.width() <= 0 or size.height() <= 0:
+            return
+        lanes = self.cpu_lanes
+        headline = self.headline.height()
+        plan = plan_layout(
+            size.width(),
+            size.height() - headline,
+            lanes.needed_height(),
+            lanes.sizeHint().height(),
+            self._has_qdisc,
+            theme.current().font_factor,
+        )
+        if plan == self._plan:
+            return
+        self._plan = plan
+        self._arrange_columns(plan.wide)
+        self.body.setSizes(list(plan.columns))
+        self.lower_split.setOrientation(
+            Qt.Orientation.Vertical if plan.stacked else Qt.Orientation.Horizontal
+        )
+        self.stage.setSizes([plan.lanes_h, headline, max(size.height() - plan.lanes_h - headline, 1)])
+        self.lower_split.setSizes(list(plan.lower))
 
     def _menu_action(
         self, menu: Any, text: str, key: str | QKeySequence | QKeySequence.StandardKey, slot: Any
@@ -180,15 +217,37 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self._menu_action(file_menu, "Quit", "Ctrl+Q", self.close)
         play_menu = bar.addMenu("&Playback")
-        for action in (
-            self.time_controls.play_action,
-            self.time_controls.step_action,
-            self.time_controls.reset_action,
-        ):
+        tc = self.time_controls
+        for action in (tc.play_action, tc.step_action, tc.back_action, tc.back_second_action):
             play_menu.addAction(action)
+        play_menu.addAction(tc.start_action)
+        play_menu.addAction(tc.end_action)
+        play_menu.addSeparator()
+        for action in tc.speed_actions.values():
+            play_menu.addAction(action)
+        play_menu.addSeparator()
+        play_menu.addAction(tc.reset_action)
         view_menu = bar.addMenu("&View")
         self.fullscreen_action = self._menu_action(view_menu, "Full screen", "F11", self.toggle_full_screen)
         self.fullscreen_action.setCheckable(True)
+        view_menu.addSeparator()
+        self.mode_actions: dict[str, QAction] = {}
+        modes = QActionGroup(self)
+        for mode, key in zip(theme.MODES, ("Ctrl+1", "Ctrl+2", "Ctrl+3"), strict=True):
+            action = self._menu_action(
+                view_menu, theme.MODE_LABELS[mode], key, lambda _=False, m=mode: self.set_mode(m)
+            )
+            action.setCheckable(True)
+            modes.addAction(action)
+            self.mode_actions[mode] = action
+        view_menu.addSeparator()
+        self._menu_action(view_menu, "Zoom in", "Ctrl+=", lambda: self.zoom(1))
+        self._zoom_in_alias = QAction(self)  # Ctrl++ on keyboards with a plus key
+        self._zoom_in_alias.setShortcut(QKeySequence("Ctrl++"))
+        self._zoom_in_alias.triggered.connect(lambda: self.zoom(1))
+        self.addAction(self._zoom_in_alias)
+        self._menu_action(view_menu, "Zoom out", "Ctrl+-", lambda: self.zoom(-1))
+        self._menu_action(view_menu, "Actual size", "Ctrl+0", lambda: self.zoom(0))
         help_menu = bar.addMenu("&Help")
         self._menu_action(help_menu, "Shortcuts", "?", self.show_shortcuts)
         about = QAction("About schedlab", self)
@@ -201,10 +260,18 @@ class MainWindow(QMainWindow):
         pb.snapshot_ready.connect(self._on_snapshot)
         pb.restarted.connect(self._on_restarted)
         pb.error.connect(self._on_error)
+        pb.landed.connect(self._on_landed)
         pb.playing_changed.connect(tc.set_playing)
         pb.speed_changed.connect(tc.set_speed)
+        pb.speed_changed.connect(self._on_speed)
+        pb.stepped.connect(tc.show_event)
         tc.play_toggled.connect(pb.toggle)
         tc.step_requested.connect(pb.step_event)
+        tc.back_event_requested.connect(pb.back_event)
+        tc.back_second_requested.connect(pb.back_seconds)
+        tc.seek_requested.connect(pb.seek)
+        tc.to_start_requested.connect(lambda: pb.seek(0))
+        tc.to_end_requested.connect(lambda: pb.seek(pb.reach_ns))
         tc.reset_requested.connect(pb.reset)
         tc.speed_requested.connect(pb.set_speed)
         ctl.live_setting.connect(pb.apply_live)
@@ -219,6 +286,7 @@ class MainWindow(QMainWindow):
             self._shape = shape
             self._has_qdisc = shape[1]
             self._show_qdisc_tab(shape[1])
+            self.cpu_lanes.render(snap)  # its lane count decides the stage's split
             self._arrange_stage()
         last, self._last_snapshot = self._last_snapshot, snap
         if last is None or snap.settings is not last.settings:  # settings flow down, when they change
@@ -228,6 +296,19 @@ class MainWindow(QMainWindow):
             if cast(QWidget, panel).isVisibleTo(self):
                 panel.render(snap)
         self.time_controls.show_time(snap.t_ns, self.playback.limited)
+        self.time_controls.show_recording(
+            snap.t_ns, self.playback.reach_ns, tuple(t for t, _key, _value in snap.toggles)
+        )
+
+    def _on_speed(self, speed: float) -> None:
+        self.graphs.set_window_ns(window_ns_for(speed))
+
+    def _on_landed(self, _t_ns: int) -> None:
+        """The run was rebuilt at another instant: panels forget the history they drew."""
+        for panel in self.panels.values():
+            panel.reset()
+        self._last_snapshot = None
+        self.time_controls.show_event("")
 
     def _render_front_tab(self, _index: int) -> None:
         front = self.middle.currentWidget()
@@ -236,16 +317,23 @@ class MainWindow(QMainWindow):
                 panel.render(self._last_snapshot)
 
     def _arrange_stage(self) -> None:
-        total = self.stage.height() if self._shown_once else 870
-        lanes = self.cpu_lanes
-        heights = stage_heights(lanes.sizeHint().height(), self._has_qdisc, total, lanes.needed_height())
-        self.stage.setSizes(heights)
+        self._plan = None
+        self.arrange()
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)
         if not self._shown_once:  # splitter sizes set before the first layout do not stick
             self._shown_once = True
             self._arrange_stage()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        if self._shown_once:
+            central = self.centralWidget()
+            layout = central.layout() if central is not None else None
+            if layout is not None:
+                layout.activate()
+            self.arrange()
 
     def _show_qdisc_tab(self, shown: bool) -> None:
         index = self.middle.indexOf(self.qdisc)
@@ -357,6 +445,44 @@ class MainWindow(QMainWindow):
             self.showFullScreen()
         self.fullscreen_action.setChecked(self.isFullScreen())
 
+    # ---- the look: display mode and zoom ------------------------------------------------------------
+
+    def _restore_theme(self) -> None:
+        mode = self.settings.value("view/mode", "standard")
+        try:
+            zoom = float(self.settings.value("view/zoom", 1.0))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            zoom = 1.0
+        self.apply_look(theme.make_theme(str(mode), zoom))
+
+    def set_mode(self, mode: str) -> None:
+        """Standard, projector or large text (remembered)."""
+        self.apply_look(theme.make_theme(mode, theme.current().zoom))
+
+    def zoom(self, step: int) -> None:
+        """One zoom step in (1) or out (-1), or back to actual size (0) (remembered)."""
+        now = theme.current()
+        self.apply_look(theme.make_theme(now.mode, theme.next_zoom(now.zoom, step)))
+
+    def apply_look(self, look: theme.Theme) -> None:
+        theme.set_theme(look)
+        self.settings.setValue("view/mode", look.mode)
+        self.settings.setValue("view/zoom", look.zoom)
+        if look.mode in self.mode_actions:
+            self.mode_actions[look.mode].setChecked(True)
+        base = QFont(QApplication.font())
+        base.setPointSizeF(base.pointSizeF() * look.font_factor)
+        self.setFont(base)
+        self.setStyleSheet(f"QMainWindow, QScrollArea, QSplitter {{ background: {look.background}; }}")
+        rescale_fonts(self)
+        for widget in (*self.panels.values(), self.time_controls, self.explainer):
+            apply = getattr(widget, "apply_theme", None)
+            if apply is not None:
+                apply()
+        self._plan = None
+        if self._shown_once:
+            self.arrange()
+
     def show_shortcuts(self) -> None:
         box = QMessageBox(QMessageBox.Icon.NoIcon, "Shortcuts", shortcut_sheet_html(), parent=self)
         box.setTextFormat(Qt.TextFormat.RichText)
@@ -371,11 +497,20 @@ class MainWindow(QMainWindow):
     # ---- window state -----------------------------------------------------------------------
 
     def _restore_size(self) -> None:
+        """The last size if it fits the screen the window opens on, else fitted to that screen."""
         geometry = self.settings.value("window/geometry")
-        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        saved = isinstance(geometry, QByteArray) and not geometry.isEmpty()
+        restored = saved and self.restoreGeometry(geometry)
+        if restored and (screen is None or screen.contains(self.frameGeometry())):
+            return
+        if screen is None:
             self.resize(*DEFAULT_SIZE)
+            return
+        w = min(round(screen.width() * SCREEN_FILL), max(DEFAULT_SIZE[0], round(screen.width() * 0.8)))
+        h = min(round(screen.height() * SCREEN_FILL), max(DEFAULT_SIZE[1], round(screen.height() * 0.8)))
+        self.resize(min(w, screen.width()), min(h, screen.height()))
+        self.move(screen.center() - self.rect().center())
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.playback.stop()

@@ -34,6 +34,7 @@ from gui.playback import (
     next_budget_ns,
 )
 from model.scenario import builtin_names, key_specs, load_scenario, parse_scenario
+from model.simulation import Simulation
 from model.snapshot import Snapshot
 
 FRAME = 1 / 60
@@ -160,22 +161,32 @@ def test_space_right_and_r(window: MainWindow, qtbot) -> None:
     frames(window, 5)
     qtbot.keyClick(window, Qt.Key.Key_Space)
     assert not window.playback.playing and "Play" in window.time_controls.play_button.text()
-    before = window.playback.simulation.machine.q.dispatched
+    before = window.playback.simulation.now_ns
     qtbot.keyClick(window, Qt.Key.Key_Right)
-    assert window.playback.simulation.machine.q.dispatched == before + 1
-    assert window.playback.simulation.now_ns > 0
+    assert window.playback.simulation.now_ns > before
+    assert window.time_controls.event_text.toolTip().startswith("Step: at t = ")
     qtbot.keyClick(window, Qt.Key.Key_R)
     assert window.playback.simulation.now_ns == 0
     qtbot.keyClick(window, Qt.Key.Key_Space)
     assert window.playback.playing and "Pause" in window.time_controls.play_button.text()
 
 
-def test_step_pauses_and_runs_one_event(window: MainWindow) -> None:
+def test_step_pauses_runs_to_the_next_event_and_says_what_it_was(window: MainWindow) -> None:
     frames(window, 5)
-    before = window.playback.simulation.machine.q.dispatched
+    before = window.playback.simulation.now_ns
+    with_records = window.playback.simulation.machine.trace.appended
     window.time_controls.step_button.click()
     assert not window.playback.playing
-    assert window.playback.simulation.machine.q.dispatched == before + 1
+    snap = window.playback.last_snapshot
+    assert snap is not None and snap.t_ns > before and snap.events
+    assert window.playback.simulation.machine.trace.appended > with_records
+    # The words name what the records say: the first record's event and time.
+    text = window.time_controls.event_text.toolTip()
+    assert text.startswith("Step: at t = ") and ("CPU 0" in text or "iperf" in text)
+    # The same instant reached by a plain advance is the same state: a step stops at a clean instant.
+    plain = Simulation(window.playback.scenario)
+    plain.advance(snap.t_ns)
+    assert plain.snapshot().tasks == window.playback.simulation.snapshot().tasks
 
 
 def test_shortcut_sheet_on_question_mark(window: MainWindow, qtbot, monkeypatch) -> None:
@@ -388,10 +399,10 @@ def test_model_failure_in_a_timer_frame_is_a_signal(window: MainWindow, qtbot, m
         def __getattr__(self, name: str) -> object:
             return getattr(self._real, name)
 
-        def advance(self, dt_ns: int) -> Snapshot:
+        def run_to(self, t_ns: int, rule: object = None) -> bool:
             raise RuntimeError("broken model")
 
-    monkeypatch.setattr(window.playback, "simulation", Broken(window.playback.simulation))
+    monkeypatch.setattr(window.playback.live, "sim", Broken(window.playback.simulation))
     monkeypatch.setattr(window, "show_error", lambda title, message: None)
     with qtbot.waitSignal(window.playback.error) as blocker:
         window.playback._on_timeout()

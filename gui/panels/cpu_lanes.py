@@ -45,8 +45,8 @@ Runs = list[tuple[int, int, int]]  # pixel runs (x0, x1, code)
 LaneRuns = tuple[Runs, Runs, list[tuple[int, bool]]]  # tasks, interrupts, yield marks
 
 YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
-LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 28, 30, 250, 8, 10
-MIN_LANE_H = 30.0
+LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 26, 28, 290, 8, 10
+MIN_LANE_H = 26.0
 
 
 # ---- pure helpers ---------------------------------------------------------------------------------
@@ -118,6 +118,7 @@ class CpuLanesPanel(SnapshotPanel):
         self._auto_window_ns = DEFAULT_WINDOW_NS
         self._density = (0.0, 0.0)  # (records, ns), decayed over about one window of simulated time
         self._dequeuer = -1
+        self._yields_seen = False
         self._layout_size = QSize()
         self._runs: list[LaneRuns] = []
         self.update()
@@ -162,11 +163,28 @@ class CpuLanesPanel(SnapshotPanel):
     def needed_height(self) -> int:
         """The least height that shows every CPU's lane (at their smallest) with the legend and axis."""
         _, legend_h = self._legend_layout()
-        return int(PAD + legend_h + 4 + max(len(self.lanes), 1) * MIN_LANE_H + AXIS_H + PAD)
+        return int((PAD + legend_h + 4 + max(len(self.lanes), 1) * MIN_LANE_H + AXIS_H + PAD) * self.zoom)
 
     def sizeHint(self) -> QSize:
         n = max(len(self.lanes), 1)
-        return QSize(1000, LEGEND_ROW_H + AXIS_H + 2 * PAD + n * 76)
+        _, legend_h = self._legend_layout()
+        return QSize(1000, int((legend_h + AXIS_H + 2 * PAD + 4 + n * 76) * self.zoom))
+
+    def lane_rects(self) -> list[QRectF]:
+        """Each CPU's lane (its head and strip), in widget pixels."""
+        _, top, lane_h, _ = self._geometry()
+        z = self.zoom
+        return [
+            QRectF(0, (top + i * lane_h) * z, self.width(), (lane_h - 4) * z) for i in range(len(self._runs))
+        ]
+
+    def min_lane_px(self) -> float:
+        return (MIN_LANE_H - 4) * self.zoom
+
+    def apply_theme(self) -> None:
+        code_brush.cache_clear()
+        _fill_style.cache_clear()
+        self._relayout()
 
     def minimumSizeHint(self) -> QSize:
         return QSize(480, 120)
@@ -196,20 +214,30 @@ class CpuLanesPanel(SnapshotPanel):
                     lane.irq(r.t_ns, r.hardirq_ns, r.softirq_ns)
             elif isinstance(r, YieldRecord) and r.t_ns >= cutoff_ns:
                 lane.yields.append((r.t_ns, r.switched))
+                self._yields_seen = True
         return counted
 
     # ---- geometry -----------------------------------------------------------------------------------
 
     def _legend_layout(self) -> tuple[list[tuple[QRectF, str, int | None]], float]:
-        """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height."""
+        """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height.
+
+        The yield marks are listed once a yield was seen. Where the tasks would take more than one row
+        and there are no more of them than lanes, they are left out: each lane's head names and colours
+        the task it runs, and every segment wide enough says whose it is."""
         fm = QFontMetrics(self._font)
-        entries: list[tuple[str, int | None]] = [(n, t) for t, n in sorted(self._names.items())]
-        entries += [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
-        entries += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
+        states: list[tuple[str, int | None]] = [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
+        if self._yields_seen:
+            states += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
+        tasks: list[tuple[str, int | None]] = [(n, t) for t, n in sorted(self._names.items())]
+        widths = sum(28 + fm.horizontalAdvance(text) + 18 for text, _ in (*tasks, *states))
+        if widths > self.lw() - 2 * PAD and len(tasks) <= len(self.lanes):
+            tasks = []
+        entries = tasks + states
         x, y, out = float(PAD), float(PAD), []
         for text, brush in entries:
             w = 28 + fm.horizontalAdvance(text) + 18
-            if x + w > self.width() - PAD and x > PAD:
+            if x + w > self.lw() - PAD and x > PAD:
                 x, y = float(PAD), y + LEGEND_ROW_H
             out.append((QRectF(x, y + 5, 22, 16), text, brush))
             x += w
@@ -219,8 +247,8 @@ class CpuLanesPanel(SnapshotPanel):
         """(legend height, lane top, lane height, strip width)."""
         _, legend_h = self._legend_layout()
         top = PAD + legend_h + 4
-        avail = self.height() - top - AXIS_H - PAD
-        return legend_h, top, lane_height(avail, len(self.lanes)), max(self.width() - LEFT_W - 2 * PAD, 10)
+        avail = self.lh() - top - AXIS_H - PAD
+        return legend_h, top, lane_height(avail, len(self.lanes)), max(self.lw() - LEFT_W - 2 * PAD, 10)
 
     def _relayout(self) -> None:
         self._layout_size = self.size()
@@ -243,8 +271,8 @@ class CpuLanesPanel(SnapshotPanel):
     # ---- painting -----------------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.fillRect(self.rect(), palette.BACKGROUND)
+        p = self.begin_painting()
+        p.fillRect(self.logical_rect(), palette.BACKGROUND)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         self._paint_legend(p)
         _, top, lane_h, strip_w = self._geometry()
@@ -318,7 +346,7 @@ class CpuLanesPanel(SnapshotPanel):
                 continue
             seg = QRectF(xa, bar.top(), xb - xa, bar.height())
             _fill(p, seg, code)
-            if xb - xa > 44 and bar.height() >= 18:
+            if xb - xa > 44 and irq_top - bar.top() >= fm.height():
                 labels.append((QRectF(xa + 5, bar.top(), xb - xa - 8, irq_top - bar.top()), code))
         for xa, xb, code in irqs:
             _fill(p, QRectF(xa, irq_top, xb - xa, bar.bottom() - irq_top), code)
@@ -337,12 +365,16 @@ class CpuLanesPanel(SnapshotPanel):
         fm = QFontMetrics(self._font)
         p.drawLine(QPointF(x0, y), QPointF(x0 + strip_w, y))
         max_ticks = max(int(strip_w // 90), 1)
+        free_right = x0 + strip_w  # labels go right to left; one that would touch its neighbour is left out
         for off in axis_ticks(win, max_ticks):
             x = time_to_x(self._now_ns + off, self._now_ns, win, x0, strip_w)
             p.drawLine(QPointF(x, y), QPointF(x, y + 5))
             text = "now" if off == 0 else "−" + format_duration(-off)
             tw = fm.horizontalAdvance(text)
-            p.drawText(QPointF(min(max(x - tw / 2, x0), x0 + strip_w - tw), y + 5 + fm.ascent()), text)
+            left = min(max(x - tw / 2, x0), x0 + strip_w - tw)
+            if left + tw + 8 <= free_right:
+                p.drawText(QPointF(left, y + 5 + fm.ascent()), text)
+                free_right = left
         p.drawText(
             QPointF(PAD, y + 5 + fm.ascent()),
             f"t = {format_duration(self._now_ns)} · last {format_duration(win)}",
@@ -351,7 +383,7 @@ class CpuLanesPanel(SnapshotPanel):
     # ---- input --------------------------------------------------------------------------------------
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        tid = self.tid_at(event.position())
+        tid = self.tid_at(self.to_logical(event.position()))
         if tid > 0:
             self.task_clicked.emit(tid)
 

@@ -1,10 +1,15 @@
 """Live graphs of a run: bandwidth, CPU time per thread and per CPU, per-CPU dequeues and fairness.
 
-Every time graph reads the cumulative counters of ``Snapshot.series`` and differences them per sample
-interval inside a sliding window (only the rows of that window are converted each frame), drawn as
-steps because each value is the average of one interval. Every graph marks the moments a live setting
-was toggled. Plot items are created once per run shape (columns, CPUs) and updated with ``setData``;
-y axes only grow, to round numbers, until ``reset()``.
+Every time graph reads the cumulative counters of ``Snapshot.series`` inside a sliding window whose
+width follows the playback speed (``set_window_ns``; the playback retunes the sampling so that a point
+arrives every 0.1 s of wall time at any speed). Each graph draws the mean over the last
+``MEAN_SAMPLES`` intervals (one second of play) as its bold line; bandwidth and fairness also draw each
+interval as thin steps, and a dashed line at the mean since the last live change (from the snapshot's
+anchor row), the number the headline panel prints. All of it comes from ``model.metrics``. Every
+graph marks the moments a live setting was toggled. Plot items are created once per run shape
+(columns, CPUs) and updated with ``setData``; y axes only grow, to round numbers, until ``reset()``.
+The panel shows the graphs a story tells first, as many as fit with every plot at least
+``MIN_PLOT_H`` px high; the others are one click away on the row of graph buttons.
 """
 
 from __future__ import annotations
@@ -13,30 +18,44 @@ import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QResizeEvent
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QBrush, QColor, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QMenu, QToolButton, QVBoxLayout, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
-from gui.draw import palette
+from gui.draw import palette, theme
 from gui.draw.formats import short_count
 from gui.draw.graph_items import (
     NS_PER_S,
-    TITLE_SIZE,
+    TITLE_PT,
     BarToggleTicks,
     StackedSteps,
     ToggleMarkers,
     fill_legend_sample,
     make_plot,
     panel_font,
+    restyle_plot,
     step_curve,
+    title_size,
 )
 from gui.draw.qdisc_geometry import fmt_count
-from gui.draw.series import counts_at, grid_cells, nice_ceiling, toggle_marks, window_block
-from gui.panels.base import SnapshotPanel
-from model.metrics import bandwidth_mbps, jain_rows, share
+from gui.draw.series import (
+    counts_at,
+    grid_cells,
+    grid_shape,
+    moving_block,
+    nice_ceiling,
+    plot_order,
+    toggle_marks,
+    window_block,
+    window_ns_for,
+)
+from gui.panels.base import SnapshotPanel, styled_font
+from gui.playback import SPEED_NORMAL
+from model.metrics import bandwidth_mbps, interval_figures, jain_rows, share
 from model.snapshot import SeriesLayout, Snapshot
 
-DEFAULT_WINDOW_S = 10.0
+MEAN_SAMPLES = 10  # the bold line: the mean over the last 10 intervals, one second of play
+RAW_MIN_NS = 10_000_000  # shorter sampling intervals are not drawn one by one
 MAX_MARKERS = 24  # toggle markers drawn per graph: the most recent ones inside the window
 MERGE_PER_WINDOW = 60  # toggles closer than 1/60 of the window share one marker (labels would collide)
 LINE_STYLES = (
@@ -48,19 +67,24 @@ LINE_STYLES = (
 )
 # CPU time strips, bottom to top: interrupts first, so that the 2009 story's hardirq cost stands out.
 SPLIT_PARTS = ("hardirq", "softirq", "user", "idle")
-
-
-# ---- the panel -----------------------------------------------------------------------------------
-
 TIME_PLOTS = ("bandwidth", "threads", "cpus", "fairness")
-ONE_ROW_BELOW_PX = 460  # a shorter panel shows one row of three graphs, each tall enough to read
 HEADROOM = 1.2  # the view reaches 20 % above the data's axis top: room for the toggle labels
+MIN_PLOT_H = 150  # px of data area every shown graph keeps, at the standard text size
+MIN_PLOT_W = 270
+PLOT_CHROME_H = 104  # title, time axis and two legend rows around the data area (standard text size)
 PLOT_SPECS = {  # name: (title, y label, has a time axis, legend entries a row)
-    "bandwidth": ("Bandwidth", "Mbit/s", True, 1),
+    "bandwidth": ("Bandwidth", "Mbit/s", True, 3),
     "threads": ("CPU share per thread", "% of one CPU", True, 4),
     "cpus": ("CPU time per CPU", "", True, 2),
     "dequeues": ("Dequeues per CPU", "packets", False, 1),
-    "fairness": ("Fairness (Jain index)", "1 = fair", True, 2),
+    "fairness": ("Fairness (Jain index)", "1 = fair", True, 3),
+}
+SHORT_TITLES = {  # for a narrow graph
+    "bandwidth": "Bandwidth",
+    "threads": "CPU per thread",
+    "cpus": "CPU time",
+    "dequeues": "Dequeues",
+    "fairness": "Fairness (Jain)",
 }
 
 
@@ -71,24 +95,41 @@ class GraphsPanel(SnapshotPanel):
     _marks_key: tuple[int, ...]  # (toggles, samples) the markers last showed
     _ticks_key: tuple[object, ...]  # (toggles, samples) the ticks on the bars last showed
 
-    def __init__(self, parent: QWidget | None = None, window_s: float = DEFAULT_WINDOW_S) -> None:
+    def __init__(self, parent: QWidget | None = None, window_ns: int | None = None) -> None:
         super().__init__(parent)
-        self.window_ns = int(window_s * NS_PER_S)
+        self.window_ns = window_ns or window_ns_for(SPEED_NORMAL)
         self._view = pg.GraphicsLayoutWidget()
-        self._view.setBackground("w")
+        self._view.setBackground(palette.BACKGROUND)
+        self._chooser = QToolButton()
+        self._chooser.setText("More graphs ▾")
+        self._chooser.setToolTip("Not every graph fits here: choose which ones to show")
+        self._chooser.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self._chooser.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self._chooser.setMenu(QMenu(self._chooser))
+        styled_font(self._chooser, 10)
+        self._choices: dict[str, QAction] = {}
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(self._view)
+        box.setSpacing(0)
+        box.addWidget(self._chooser, 0, Qt.AlignmentFlag.AlignLeft)
+        box.addWidget(self._view, 1)
         self.plots: dict[str, pg.PlotItem] = {}
         self._cells: dict[str, pg.GraphicsLayout] = {}
         for name, (title, y_label, timed, columns) in PLOT_SPECS.items():
             self.plots[name], self._cells[name] = make_plot(title, y_label, timed, columns)
+            action = QAction(title, self._chooser)
+            action.setCheckable(True)
+            action.triggered.connect(lambda _=False, n=name: self.bring_forward(n))
+            self._choices[name] = action
         self._set_y("threads", 100.0, [(float(v), str(v)) for v in range(0, 101, 25)])
         self._set_y("fairness", 1.0, [(v, f"{v:.2f}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)])
-        self.bandwidth_curve = self._curve("bandwidth", "acknowledged data", palette.BLUE, 0)
+        self.bandwidth_curve = self._curve("bandwidth", "each interval", palette.SKY_BLUE, 0, 1)
+        self.bandwidth_mean = self._curve("bandwidth", "last second", palette.BLUE, 0, 3, steps=False)
+        self.bandwidth_since = self._curve("bandwidth", "since the change", palette.VERMILLION, 1, 2)
         self.fairness_curves = (
-            self._curve("fairness", "each interval", palette.BLUE, 0),
-            self._curve("fairness", "since the start", palette.VERMILLION, 1),
+            self._curve("fairness", "each interval", palette.SKY_BLUE, 0, 1),
+            self._curve("fairness", "since the change", palette.VERMILLION, 1, 2),
+            self._curve("fairness", "last second", palette.BLUE, 0, 3, steps=False),
         )
         self._fair_floor = pg.InfiniteLine(
             angle=0,
@@ -108,13 +149,23 @@ class GraphsPanel(SnapshotPanel):
         self.cpu_strips: list[StackedSteps] = []
         self._bar_labels: list[pg.TextItem] = []
         self._placed: list[pg.GraphicsLayout] = []
-        self._has_qdisc = False
-        self._arrangement: tuple[bool, bool] | None = None
+        self._order: tuple[str, ...] = ()
+        self._front: list[str] = []  # graphs the user brought forward, most recent first
+        self._arrangement: tuple[object, ...] | None = None
+        self.shown: list[str] = []
+        self._cell_spans: dict[str, int] = {}
+        self._titles: dict[str, str] = {}
         self.reset()
 
-    def _curve(self, plot: str, name: str, color: QColor, style: int) -> pg.PlotCurveItem:
-        pen = pg.mkPen(color, width=3, style=LINE_STYLES[style % len(LINE_STYLES)])
-        curve = step_curve(pen=pen, name=name)
+    def _curve(
+        self, plot: str, name: str, color: QColor, style: int, width: float, steps: bool = True
+    ) -> pg.PlotCurveItem:
+        pen = pg.mkPen(color, width=theme.line(width), style=LINE_STYLES[style % len(LINE_STYLES)])
+        if steps:
+            curve = step_curve(pen=pen, name=name)
+        else:
+            curve = pg.PlotCurveItem(x=np.zeros(0), y=np.zeros(0), pen=pen, name=name, skipFiniteCheck=True)
+        curve.setProperty("base_width", width)
         self.plots[plot].addItem(curve)
         return curve
 
@@ -127,14 +178,20 @@ class GraphsPanel(SnapshotPanel):
 
     def set_window_s(self, window_s: float) -> None:
         """Show the last ``window_s`` seconds of simulated time."""
-        self.window_ns = int(window_s * NS_PER_S)
-        self._rows, self._bars_key, self._marks_key, self._ticks_key = -1, (), (), ()
+        self.set_window_ns(int(window_s * NS_PER_S))
+
+    def set_window_ns(self, window_ns: int) -> None:
+        """Show the last ``window_ns`` of simulated time (the playback speed chooses it)."""
+        if window_ns != self.window_ns:
+            self.window_ns = window_ns
+            self._rows, self._bars_key, self._marks_key, self._ticks_key = -1, (), (), ()
 
     def reset(self) -> None:
         """Forget the run: data, toggle markers and the grown y axes."""
         self._rows = -1
         self._bars_key = self._marks_key = self._ticks_key = ()
         self._bars_title = ""
+        self._narrow_bars: bool | None = None
         self._lo_ns = 0
         for name in TIME_PLOTS:
             self.plots[name].setXRange(0.0, self.window_ns / NS_PER_S, padding=0)
@@ -144,10 +201,32 @@ class GraphsPanel(SnapshotPanel):
         for markers in self.markers.values():
             markers.clear()
         self.bar_ticks.clear()
-        for curve in (self.bandwidth_curve, *self.fairness_curves):
+        for curve in (self.bandwidth_curve, self.bandwidth_since, *self.fairness_curves[:2]):
             curve.setData(np.zeros(1), np.zeros(0))
+        for curve in (self.bandwidth_mean, self.fairness_curves[2]):
+            curve.setData(np.zeros(0), np.zeros(0))
         self.bars.setOpts(x=np.zeros(0), height=np.zeros(0))
         self._shape: tuple[object, ...] = ()
+
+    def apply_theme(self) -> None:
+        """Text sizes and line widths for the theme now; the grid is laid out again."""
+        self._view.setBackground(palette.BACKGROUND)
+        for plot in self.plots.values():
+            restyle_plot(plot)
+        for plot in self.plots.values():
+            for item in plot.items:
+                base = item.property("base_width") if isinstance(item, pg.PlotCurveItem) else None
+                if base is not None:
+                    pen = pg.mkPen(item.opts["pen"])
+                    pen.setWidthF(theme.line(float(base)))
+                    item.setPen(pen)
+        for label in self._bar_labels:
+            label.setFont(panel_font(11))
+        self._fair_floor.label.setFont(panel_font(11))
+        self._arrangement = None
+        self._bars_title = ""
+        self._bars_key = ()
+        self._layout()
 
     # ---- per frame -------------------------------------------------------------------------------
 
@@ -183,23 +262,53 @@ class GraphsPanel(SnapshotPanel):
         if not len(series):
             return
         lay = snapshot.series_layout
-        edges, delta = window_block(series, int(series[-1, 0]) - self.window_ns)
+        t_from = int(series[-1, 0]) - self.window_ns
+        edges, delta = window_block(series, t_from)
         dt_ns = np.maximum(delta[:, 0], 1).astype(np.float64)
-        mbps = bandwidth_mbps(delta[:, lay.acked_bytes], dt_ns)
-        self.bandwidth_curve.setData(edges, mbps)
-        self._grow("bandwidth", float(mbps.max(initial=0.0)))
+        # Each interval on its own is worth drawing only where intervals are long enough to mean
+        # something (10 ms and more: a frame of iperf's data loop is half a millisecond).
+        raw = float(np.median(dt_ns)) >= RAW_MIN_NS
+        for curve in (self.bandwidth_curve, self.fairness_curves[0]):
+            curve.setVisible(raw)
+        self.bandwidth_curve.setData(edges, bandwidth_mbps(delta[:, lay.acked_bytes], dt_ns))
+        ends, moving = moving_block(series, t_from, MEAN_SAMPLES)
+        mdt = np.maximum(moving[:, 0], 1).astype(np.float64)
+        mean_mbps = bandwidth_mbps(moving[:, lay.acked_bytes], mdt)
+        self.bandwidth_mean.setData(ends, mean_mbps)
+        since = self._since_change(snapshot)
+        self._grow("bandwidth", max(float(mean_mbps.max(initial=0.0)), since[1]))
         for ci, curve in zip(self._thread_cols, self.thread_curves.values(), strict=True):
-            curve.setData(edges, 100.0 * share(delta[:, ci], dt_ns))
-        self._update_split(edges, share(delta, dt_ns[:, None]), lay)
+            curve.setData(ends, 100.0 * share(moving[:, ci], mdt))
+        self._update_split(ends, share(moving, mdt[:, None]), lay)
         dq = list(lay.cpu_dequeued)
         if dq:
-            self.fairness_curves[0].setData(edges, jain_rows(delta[:, dq]))
-            self.fairness_curves[1].setData(edges, jain_rows(series[len(series) - len(delta) :, dq]))
+            each, since_curve, mean = self.fairness_curves
+            each.setData(edges, jain_rows(delta[:, dq]))
+            mean.setData(ends, jain_rows(moving[:, dq]))
+            since_curve.setData(*since[2:])
+
+    def _since_change(
+        self, snapshot: Snapshot
+    ) -> tuple[float, float, NDArray[np.float64], NDArray[np.float64]]:
+        """The dashed "since the last change" lines: (start s, Mbit/s) and the fairness line's data."""
+        anchor = snapshot.series_anchor
+        last = snapshot.series[-1]
+        fig = interval_figures(snapshot.series_layout, anchor, last) if anchor is not None else None
+        if fig is None:
+            self.bandwidth_since.setData(np.zeros(1), np.zeros(0))
+            return 0.0, 0.0, np.zeros(1), np.zeros(0)
+        x = np.array([fig.t0_ns, fig.t1_ns], dtype=np.float64) / NS_PER_S
+        self.bandwidth_since.setData(x, np.array([fig.bandwidth_mbps]))
+        jain = fig.fairness_jain if fig.fairness_jain is not None else 1.0
+        return float(x[0]), fig.bandwidth_mbps, x, np.array([jain])
 
     def _update_split(
-        self, edges: NDArray[np.float64], shares: NDArray[np.float64], lay: SeriesLayout
+        self, ends: NDArray[np.float64], shares: NDArray[np.float64], lay: SeriesLayout
     ) -> None:
-        """CPU ``n``'s strip [n, n + 1]: hardirq, softirq, user stacked, idle the rest of the interval."""
+        """CPU ``n``'s strip [n, n + 1]: hardirq, softirq, user stacked, idle the rest of the second."""
+        if len(ends) < 2:
+            return
+        edges, shares = ends, shares[1:]  # the mean of the second ending at each sample, as a step
         for n, strip in enumerate(self.cpu_strips):
             levels = np.full((len(SPLIT_PARTS) + 1, len(shares)), float(n))
             columns = (lay.cpu_hardirq_ns[n], lay.cpu_softirq_ns[n], lay.cpu_task_ns[n])  # as SPLIT_PARTS
@@ -223,18 +332,27 @@ class GraphsPanel(SnapshotPanel):
         self._bars_key = key
         self.bars.setOpts(x=np.arange(len(live), dtype=np.float64), height=live.astype(np.float64))
         self._grow("dequeues", float(live.max(initial=0)))
-        narrow = self.plots["dequeues"].getViewBox().width() / max(len(live), 1) < 80
+        narrow = self.plots["dequeues"].getViewBox().width() / max(len(live), 1) < theme.px(80)
+        if narrow != self._narrow_bars:  # narrow bars: "0 1 2 3" under them, the axis says "CPU"
+            self._narrow_bars = narrow
+            names = [(float(n), str(n) if narrow else f"cpu{n}") for n in range(len(live))]
+            axis = self.plots["dequeues"].getAxis("bottom")
+            axis.setTicks([names, []])
+            axis.setLabel("CPU" if narrow else "")
+            axis.showLabel(narrow)
         for n, label in enumerate(self._bar_labels[: len(live)]):
             text = short_count(int(live[n])) if narrow else fmt_count(int(live[n]))
             if text != label.toPlainText():  # re-laying out text is the costly part
                 label.setText(text)
             label.setPos(float(n), float(live[n]))
-        title = PLOT_SPECS["dequeues"][0] + (f" · Jain {jain:.2f}" if jain is not None else "")
+        title = self._titles.get("dequeues", PLOT_SPECS["dequeues"][0]) + (
+            f" · Jain {jain:.2f}" if jain is not None else ""
+        )
         if (
             title != self._bars_title
         ):  # a new title re-lays out the whole plot: only when it reads differently
             self._bars_title = title
-            self.plots["dequeues"].setTitle(title, size=TITLE_SIZE, color=palette.TEXT)
+            self.plots["dequeues"].setTitle(title, size=title_size(), color=palette.TEXT)
         if key[2:] != self._ticks_key:  # a toggle, or a sample that pins a toggle's counts
             self._ticks_key = key[2:]
             merge_ns = self.window_ns // MERGE_PER_WINDOW
@@ -255,7 +373,9 @@ class GraphsPanel(SnapshotPanel):
         nbars = len(snapshot.series_layout.cpu_dequeued)
         if snapshot.qdisc is not None:
             nbars = len(snapshot.qdisc.per_cpu_dequeued)
-        shape = (snapshot.series_columns, len(snapshot.cpus), snapshot.qdisc is not None, nbars)
+        iperf = snapshot.settings.get("iperf.mode") if snapshot.settings.get("iperf.enabled") else None
+        order = plot_order(bool(nbars) or snapshot.qdisc is not None, str(iperf) if iperf else None)
+        shape = (snapshot.series_columns, len(snapshot.cpus), order, nbars)
         if shape == self._shape:
             return
         self._shape = shape
@@ -268,7 +388,8 @@ class GraphsPanel(SnapshotPanel):
         self._build_threads(snapshot)
         self._build_split(len(snapshot.cpus))
         self._build_bars(nbars)
-        self._has_qdisc = bool(nbars) or snapshot.qdisc is not None
+        if order != self._order:
+            self._order, self._front = order, []
         self._layout()
 
     def _add(self, plot: str, item: object, legend: str | None = None) -> None:
@@ -284,9 +405,11 @@ class GraphsPanel(SnapshotPanel):
         ):
             if task.name in self.thread_curves:
                 continue  # tasks of the same name share their counters' columns
-            pen = pg.mkPen(palette.task_color(task.tid), width=3, style=LINE_STYLES[i % 5])
-            self.thread_curves[task.name] = step_curve(pen=pen)
-            self._add("threads", self.thread_curves[task.name], task.name)
+            pen = pg.mkPen(palette.task_color(task.tid), width=theme.line(3), style=LINE_STYLES[i % 5])
+            curve = pg.PlotCurveItem(x=np.zeros(0), y=np.zeros(0), pen=pen, skipFiniteCheck=True)
+            curve.setProperty("base_width", 3)
+            self.thread_curves[task.name] = curve
+            self._add("threads", curve, task.name)
             self._thread_cols.append(column)
 
     def _build_split(self, ncpus: int) -> None:
@@ -304,14 +427,16 @@ class GraphsPanel(SnapshotPanel):
             self._set_y("cpus", 1.0, [(v / 4, f"{25 * v}%") for v in range(5)])
             self.plots["cpus"].setLabel("left", "% of the CPU")
         else:
-            self._set_y("cpus", float(ncpus), [(n + 0.5, f"cpu{n}") for n in range(ncpus)])
-            self.plots["cpus"].setLabel("left", "one strip per CPU (100%)")
+            step = max(1, -(-ncpus // 4))  # at most four names on the axis
+            ticks = [(n + 0.5, f"cpu{n}") for n in range(0, ncpus, step)]
+            self._set_y("cpus", float(ncpus), ticks)
+            self.plots["cpus"].setLabel("left", "one strip per CPU")
 
     def _build_bars(self, ncpus: int) -> None:
         plot = self.plots["dequeues"]
         self.bars.setOpts(x=np.zeros(0), height=np.zeros(0))
         if ncpus:  # (pyqtgraph 0.14 fails on an empty pens list)
-            brushes = [QBrush(palette.cpu_color(n)) for n in range(ncpus)]
+            brushes = [QBrush(palette.cpu_color(n), palette.cpu_pattern(n)) for n in range(ncpus)]
             self.bars.setOpts(brushes=brushes, pens=[pg.mkPen(palette.TEXT, width=1)] * ncpus)
         plot.getAxis("bottom").setTicks([[(float(n), f"cpu{n}") for n in range(ncpus)], []])
         plot.setXRange(-0.6, max(ncpus, 1) - 0.4, padding=0)
@@ -323,29 +448,90 @@ class GraphsPanel(SnapshotPanel):
             self._bar_labels.append(label)
         self._fair_floor.setValue(1.0 / max(ncpus, 1))
 
+    # ---- which graphs, where --------------------------------------------------------------------
+
+    def bring_forward(self, name: str) -> None:
+        """Show graph ``name`` among those that fit (it goes first; the last shown one makes room)."""
+        if name in self._order:
+            self._front = [name, *(n for n in self._front if n != name)]
+            self._arrangement = None
+            self._layout()
+
+    def _ranked(self) -> tuple[str, ...]:
+        return (*self._front, *(n for n in self._order if n not in self._front))
+
     def _layout(self) -> None:
-        """Place the graphs for the story and the panel's height (see ``grid_cells``)."""
-        one_row = self.height() < ONE_ROW_BELOW_PX
-        if (self._has_qdisc, one_row) == self._arrangement:
+        """Place as many graphs as fit, most telling first (see ``grid_shape``)."""
+        if not self._order:
             return
-        self._arrangement = (self._has_qdisc, one_row)
+        ranked = self._ranked()
+        min_h = theme.px(PLOT_CHROME_H) + MIN_PLOT_H
+        chooser_h = self._chooser.sizeHint().height()
+        rows, cols = grid_shape(len(ranked), self.width(), self.height(), theme.px(MIN_PLOT_W), min_h)
+        if rows * cols < len(ranked):
+            rows, cols = grid_shape(
+                len(ranked), self.width(), self.height() - chooser_h, theme.px(MIN_PLOT_W), min_h
+            )
+        arrangement = (ranked, rows, cols)
+        if arrangement == self._arrangement:
+            return
+        self._arrangement = arrangement
         grid = self._view.ci
         for cell in self._placed:
             grid.removeItem(cell)
-        cells = grid_cells(self._has_qdisc, one_row)
+        cells = grid_cells(ranked, rows, cols)
         for name, row, col, span in cells:
             grid.addItem(self._cells[name], row=row, col=col, colspan=span)
-        used = max(col + span for _, _, col, span in cells)
-        for col in range(3):  # used columns share the width equally, whatever their titles and legends
-            grid.layout.setColumnStretchFactor(col, 1 if col < used else 0)
-        self._placed = [self._cells[name] for name, *_ in grid_cells(self._has_qdisc, one_row)]
-        for name in TIME_PLOTS:  # a short panel spends no height on the axis name ("s" is in the title)
-            self.plots[name].getAxis("bottom").showLabel(not one_row)
+        for col in range(5):  # used columns share the width equally, whatever their titles and legends
+            grid.layout.setColumnStretchFactor(col, 1 if col < cols else 0)
+        self._placed = [self._cells[name] for name, *_ in cells]
+        self.shown = [name for name, *_ in cells]
+        self._cell_spans = {name: span for name, _row, _col, span in cells}
+        self._show_chooser(ranked)
+        self._fit_legends()
+
+    def _fit_legends(self) -> None:
+        """Each shown legend takes as many entries a row as its graph's width holds."""
+        if not self._arrangement:
+            return
+        cols = int(self._arrangement[2])  # type: ignore[call-overload]
+        for name in self.shown:
+            width = self._view.width() * self._cell_spans.get(name, 1) / max(cols, 1)
+            self.plots[name].legend.fit_columns(width - theme.px(70))
+            self._fit_title(name, width - theme.px(68 + 24))  # less the y axis and some air
+
+    def _fit_title(self, name: str, width: float) -> None:
+        """The graph's title, or its short form where the long one would be cut."""
+        plot = self.plots[name]
+        extra = " · Jain 0.00" if name == "dequeues" else ""
+        font = panel_font(TITLE_PT)
+        font.setBold(theme.current().bold_titles)
+        long_title = PLOT_SPECS[name][0]
+        fits = QFontMetrics(font).horizontalAdvance(long_title + extra) <= width
+        title = long_title if fits else SHORT_TITLES[name]
+        if self._titles.get(name) != title:
+            self._titles[name] = title
+            plot.setProperty("schedlab_title", title)
+            plot.setTitle(title, size=title_size(), color=palette.TEXT, bold=theme.current().bold_titles)
+            if name == "dequeues":
+                self._bars_title, self._bars_key = "", ()
+
+    def _show_chooser(self, ranked: tuple[str, ...]) -> None:
+        """The "More graphs" menu, only when some graphs do not fit: every graph, the shown ones ticked."""
+        hidden = len(self.shown) < len(ranked)
+        menu = self._chooser.menu()
+        menu.clear()
+        for name in self._order:
+            action = self._choices[name]
+            action.setChecked(name in self.shown)
+            menu.addAction(action)
+        self._chooser.setVisible(hidden)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._shape:
             self._layout()
+            self._fit_legends()
 
 
 def _split_brush(part: str, cpu: int) -> QBrush:

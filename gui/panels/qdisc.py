@@ -104,11 +104,16 @@ class QdiscPanel(SnapshotPanel):
         return QSize(960, 520)
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(640, 360)
+        return QSize(420, 260)
 
     def reset(self) -> None:
         self.qdisc = None
         self.token_xy = None
+        self.update()
+
+    def apply_theme(self) -> None:
+        if self.qdisc is not None:
+            self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
         self.update()
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
@@ -124,7 +129,7 @@ class QdiscPanel(SnapshotPanel):
             self.update()
 
     def _layout(self, q: QdiscView) -> QdiscLayout:
-        return qdisc_layout(self.width(), self.height(), len(q.per_cpu_dequeued), len(q.bands))
+        return qdisc_layout(self.lw(), self.lh(), len(q.per_cpu_dequeued), len(q.bands))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         if self.qdisc is not None:  # no glide across the screen when the window changes size
@@ -134,14 +139,14 @@ class QdiscPanel(SnapshotPanel):
     # ---- painting --------------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
+        p = self.begin_painting()
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.fillRect(self.rect(), palette.BACKGROUND)
+        p.fillRect(self.logical_rect(), palette.BACKGROUND)
         q = self.qdisc
         if q is None:
             p.setPen(QColor("#777777"))
             p.setFont(self._fonts["big"])
-            _text(p, QRectF(self.rect()), Qt.AlignmentFlag.AlignCenter, PLACEHOLDER)
+            _text(p, self.logical_rect(), Qt.AlignmentFlag.AlignCenter, PLACEHOLDER)
             p.end()
             return
         lay = self._layout(q)
@@ -202,7 +207,11 @@ class QdiscPanel(SnapshotPanel):
             _text(p, row, Qt.AlignmentFlag.AlignVCenter, line)
 
     def _draw_locks(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
-        """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom."""
+        """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom (or side
+        by side in a strip, in a narrow panel)."""
+        if lay.locks_row:
+            self._draw_locks_row(p, lay, q)
+            return
         x, y, w, h = lay.locks
         slot = QRectF(x, y, w, 62.0)
         p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine))
@@ -228,6 +237,33 @@ class QdiscPanel(SnapshotPanel):
         self._draw_lock(
             p, QRectF(x, root_rect.bottom() + 10, w, y + h - root_rect.bottom() - 10), "busylock", busy
         )
+
+    def _draw_locks_row(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """Narrow panel: three boxes in a strip, each a title and who holds or waits, in one line."""
+        x, y, w, h = lay.locks
+        third = (w - 16) / 3
+        holder = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "free"
+        root = f"cpu{q.root_lock_owner}" if q.root_lock_owner >= 0 else "free"
+        line = busylock_line(q)
+        busy = (f"cpu{q.busylock_owner}" if q.busylock_owner >= 0 else "free") + (
+            " ◂ " + " ◂ ".join(f"cpu{c}" for c in line) if line else ""
+        )
+        centre = Qt.AlignmentFlag.AlignCenter
+        for k, (title, words, dashed) in enumerate(
+            (("RUNNING bit", holder, True), ("root lock", root, False), ("busylock", busy, False))
+        ):
+            box = QRectF(x + k * (third + 8), y, third, h)
+            p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine))
+            p.setBrush(Qt.BrushStyle.NoBrush if dashed else QBrush(palette.LIGHT_GREY))
+            p.drawRoundedRect(box, 6, 6)
+            p.setPen(palette.TEXT)
+            p.setFont(self._fonts["bold"])
+            _text(
+                p, QRectF(box.x() + 4, box.y() + 2, box.width() - 8, 20), Qt.AlignmentFlag.AlignCenter, title
+            )
+            p.setFont(self._fonts["text"])
+            room = box.width() - (44 if dashed else 8)  # the RUNNING box leaves room for the parked token
+            _text(p, QRectF(box.x() + 4, box.y() + 24, room, 22), centre, words)
 
     def _draw_lock(self, p: QPainter, rect: QRectF, title: str, chips: list[tuple[int, str]]) -> None:
         p.setPen(QPen(palette.TEXT, 1.5))

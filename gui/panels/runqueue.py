@@ -121,6 +121,11 @@ class RunqueuePanel(SnapshotPanel):
     def sizeHint(self) -> QSize:
         return QSize(1000, 60 + 240 * max(len(self._sections()), 1))
 
+    def apply_theme(self) -> None:
+        for ld in self.landings.values():  # laid out anew: keep the words, drop the marks
+            ld.from_rect = ld.to_rect = None
+        self._relayout()
+
     def minimumSizeHint(self) -> QSize:
         return QSize(480, 160)
 
@@ -180,7 +185,7 @@ class RunqueuePanel(SnapshotPanel):
     def _relayout(self) -> None:
         self._layout_size = self.size()
         builder = SceneBuilder(self._fonts, self._names, self._nice, self._ranges)
-        self.scene = builder.build(self._sections(), self.size())
+        self.scene = builder.build(self._sections(), self.logical_size())
         for ld in self.landings.values():  # the mark follows small shifts and goes once the task moves on
             now = self.scene.rects.get((ld.section, ld.tid))
             moved = (
@@ -202,8 +207,8 @@ class RunqueuePanel(SnapshotPanel):
     # ---- painting -----------------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.fillRect(self.rect(), palette.BACKGROUND)
+        p = self.begin_painting()
+        p.fillRect(self.logical_rect(), palette.BACKGROUND)
         for rect, color in self.scene.boxes:
             outlined = color in (palette.BACKGROUND, palette.LIGHT_GREY)
             p.setPen(QPen(palette.GREY, 1) if outlined else Qt.PenStyle.NoPen)
@@ -310,7 +315,7 @@ class RunqueuePanel(SnapshotPanel):
     # ---- input --------------------------------------------------------------------------------------
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        tid = self.tid_at(event.position())
+        tid = self.tid_at(self.to_logical(event.position()))
         if tid > 0:
             self.task_clicked.emit(tid)
 
