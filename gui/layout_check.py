@@ -134,10 +134,16 @@ def widget_texts(window: QWidget) -> list[Text]:
     """Labels, buttons and tabs of the Qt widgets shown, cut when their words do not fit."""
     out: list[Text] = []
     for w in window.findChildren(QWidget):
-        if not w.isVisible() or _inside_scroll(w):
+        viewport = _scroll_viewport(w)
+        if not w.isVisible():
             continue
         fm = w.fontMetrics()
         rect = QRectF(w.mapTo(window, QPoint(0, 0)), w.size().toSizeF())
+        if viewport is not None:  # scrolled up and down is fine; cut at the right is not
+            right = viewport.mapTo(window, QPoint(viewport.width(), 0)).x()
+            if rect.right() > right + 1 and (isinstance(w, QLabel | QAbstractButton | QGroupBox)):
+                out.append(Text(type(w).__name__, _words(w), QRectF(), cut=True))
+            continue
         if (
             isinstance(w, QLabel)
             and w.text()
@@ -159,14 +165,20 @@ def widget_texts(window: QWidget) -> list[Text]:
     return out
 
 
-def _inside_scroll(w: QWidget) -> bool:
-    """Inside a scroll area: what does not fit scrolls into view."""
+def _scroll_viewport(w: QWidget) -> QWidget | None:
+    """The viewport of the scroll area ``w`` is inside, if any (a graph's view does not count)."""
     node = w.parentWidget()
     while node is not None:
         if isinstance(node, QAbstractScrollArea) and not node.inherits("QGraphicsView"):
-            return True
+            return node.viewport()
         node = node.parentWidget()
-    return False
+    return None
+
+
+def _words(w: QWidget) -> str:
+    if isinstance(w, QGroupBox):
+        return w.title()
+    return str(w.text())  # type: ignore[attr-defined]
 
 
 def overlaps(texts: Iterable[Text]) -> list[tuple[Text, Text]]:

@@ -164,11 +164,11 @@ class MainWindow(QMainWindow):
                 self.side.removeTab(index)
             for i, w in enumerate((self.settings_scroll, self.stage, self.side)):
                 self.body.insertWidget(i, w)
+            self.settings_scroll.show()  # a page taken off the tabs stays hidden otherwise
         else:
             self.body.insertWidget(0, self.side)
             self.body.insertWidget(1, self.stage)
             self.side.addTab(self.settings_scroll, SETTINGS_TAB)
-        self.settings_scroll.show()
         self.body.setStretchFactor(self.body.indexOf(self.stage), 1)
 
     def arrange(self) -> None:
@@ -178,6 +178,7 @@ class MainWindow(QMainWindow):
             return
         lanes = self.cpu_lanes
         headline = self.headline.height()
+        bar = self.settings_scroll.verticalScrollBar().sizeHint().width()
         plan = plan_layout(
             size.width(),
             size.height() - headline,
@@ -185,10 +186,12 @@ class MainWindow(QMainWindow):
             lanes.sizeHint().height(),
             self._has_qdisc,
             theme.current().font_factor,
+            self.controls.minimumSizeHint().width() + bar + 36,  # and the tab frame around it
         )
         if plan == self._plan:
             return
         self._plan = plan
+        self.cpu_lanes.setMinimumHeight(lanes.needed_height())  # the splitter never hides a CPU's lane
         self._arrange_columns(plan.wide)
         self.body.setSizes(list(plan.columns))
         self.lower_split.setOrientation(
@@ -261,6 +264,7 @@ class MainWindow(QMainWindow):
         pb.restarted.connect(self._on_restarted)
         pb.error.connect(self._on_error)
         pb.landed.connect(self._on_landed)
+        self.headline.height_changed.connect(self._arrange_stage)
         pb.playing_changed.connect(tc.set_playing)
         pb.speed_changed.connect(tc.set_speed)
         pb.speed_changed.connect(self._on_speed)
@@ -475,7 +479,7 @@ class MainWindow(QMainWindow):
         self.setFont(base)
         self.setStyleSheet(f"QMainWindow, QScrollArea, QSplitter {{ background: {look.background}; }}")
         rescale_fonts(self)
-        for widget in (*self.panels.values(), self.time_controls, self.explainer):
+        for widget in (*self.panels.values(), self.time_controls, self.explainer, self.controls):
             apply = getattr(widget, "apply_theme", None)
             if apply is not None:
                 apply()

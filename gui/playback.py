@@ -32,6 +32,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
+from gui.draw.cpu_count import with_cpus
 from gui.draw.series import sample_ns_for
 from gui.draw.step_words import describe_step, latest_event_ns
 from gui.rewind import Instance, Rewinder
@@ -60,6 +61,18 @@ KEEP_ROWS = 4096  # series rows a run keeps: a graph window needs about 100
 STEP_LIMIT_NS = 100_000_000  # a step that sees nothing happen stops after this
 WORK_PLAYING_S = 0.004  # checkpoint refills per frame while playing, at most
 WORK_PAUSED_S = 0.010  # and while paused
+# Settings a CPU count decides (gui.draw.cpu_count), and the scenario's own description.
+CPU_BOUND_KEYS = (
+    "machine.cpus",
+    "net.irq_cpus",
+    "iperf.cpu",
+    "scenario.name",
+    "scenario.title",
+    "scenario.story",
+    "scenario.description",
+    "scenario.duration_s",
+    "scenario.seed",
+)
 
 
 def clamp_speed(speed: float) -> float:
@@ -105,6 +118,7 @@ class Playback(QObject):
     ) -> None:
         super().__init__(parent)
         self.scenario = scenario
+        self.loaded = scenario  # as opened: a CPU count is applied to it, not to an earlier resize
         self.seed = scenario.seed if seed is None else seed
         self.speed = SPEED_NORMAL
         self.rewinder, self.live = self._record(scenario)
@@ -357,8 +371,13 @@ class Playback(QObject):
     def restart_with(self, overrides: Mapping[str, Any]) -> bool:
         """A new run with settings changed (and the live settings carried over); same seed and speed."""
         carried = {k: v for k, v in self.simulation.settings().items() if k in LIVE_KEYS}
+        changes = {**carried, **overrides}
+        cpus = changes.pop("machine.cpus", None)
         try:
-            scenario = self.scenario.with_overrides({**carried, **overrides})
+            scenario = self.scenario.with_overrides(changes)
+            if cpus is not None:  # what depends on the CPU count follows it (gui.draw.cpu_count)
+                keep = {k: v for k, v in scenario.settings().items() if k not in CPU_BOUND_KEYS}
+                scenario = with_cpus(self.loaded, int(cpus)).with_overrides(keep)
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return False
@@ -366,7 +385,10 @@ class Playback(QObject):
 
     def load(self, scenario: Scenario, seed: int | None = None) -> bool:
         """Another story or file; its own seed unless one is given. Speed and play state kept."""
-        return self._restart(scenario, scenario.seed if seed is None else seed)
+        if not self._restart(scenario, scenario.seed if seed is None else seed):
+            return False
+        self.loaded = scenario
+        return True
 
     def _restart(self, scenario: Scenario, seed: int) -> bool:
         old_seed, self.seed = self.seed, seed

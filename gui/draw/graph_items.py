@@ -20,9 +20,9 @@ from gui.draw import palette, theme
 from gui.draw.formats import nice_step
 
 NS_PER_S = 1_000_000_000
-TITLE_PT = 13
+TITLE_PT = 12
 TICK_PT = 11
-LABEL_PT = 11
+LABEL_PT = 10
 
 
 def title_size() -> str:
@@ -69,7 +69,7 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
     """A legend laid out under its plot, so it never hides data: up to ``columns`` entries a row, as many
     as its graph's width holds (more rows when narrow, so that no entry is cut), never wider than it."""
 
-    ROW_PX = 24.0
+    ROW_PX = 21.0
 
     def __init__(self, columns: int) -> None:
         super().__init__(
@@ -96,16 +96,26 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
             for sample, label in self.items
         )
         columns = max(1, min(self.most_columns, int((width - 8) // max(entry, 1.0))))
-        if columns != self.columnCount:
-            self.setColumnCount(columns)
+        self.relayout(columns)
+
+    def relayout(self, columns: int | None = None) -> None:
+        """Lay the entries out again in ``columns`` a row (after entries came or went: the base class
+        leaves gaps where an entry was removed)."""
+        self.columnCount = columns or self.columnCount
+        self.rowCount = -(-len(self.items) // max(self.columnCount, 1))
+        for i in range(self.layout.count() - 1, -1, -1):
+            self.layout.removeAt(i)
+        for sample, label in self.items:
+            self._addItemToLayout(sample, label)
+        self.updateSize()
 
     def updateSize(self) -> None:  # the enclosing layout places it (the base class would move it to 0, 0)
         rows = -(-len(self.items) // max(self.columnCount, 1))
         row_px = max(
             [theme.px(self.ROW_PX)] + [label.item.boundingRect().height() for _s, label in self.items]
         )
-        self.setMinimumHeight(row_px * max(rows, 1))
-        self.setMaximumHeight(row_px * max(rows, 1))
+        self.setMinimumHeight(row_px * rows)  # an empty legend takes no room
+        self.setMaximumHeight(row_px * rows)
         self.setMinimumWidth(0.0)
         self.setMaximumWidth(1e6)  # as wide as its graph, whatever its entries ask for
         self.updateGeometry()
@@ -159,7 +169,9 @@ def restyle_plot(plot: pg.PlotItem) -> None:
     """Title, axis text and pens at the theme's sizes (at creation, and after a mode or zoom change).
     The time axis says its unit, with an SI prefix that follows the window (s, ms, µs)."""
     title = plot.property("schedlab_title")
-    plot.setTitle(title, size=title_size(), color=palette.TEXT, bold=theme.current().bold_titles)
+    plot.setTitle(
+        title, size=title_size(), color=palette.TEXT, bold=theme.current().bold_titles, justify="left"
+    )
     pen = pg.mkPen(palette.TEXT, width=theme.line(1))
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)

@@ -29,17 +29,24 @@ class Plan:
 
 
 def plan_layout(
-    width: int, height: int, lanes_needed: int, lanes_hint: int, qdisc: bool, scale: float = 1.0
+    width: int,
+    height: int,
+    lanes_needed: int,
+    lanes_hint: int,
+    qdisc: bool,
+    scale: float = 1.0,
+    settings_min_w: int = 0,
 ) -> Plan:
     """The arrangement for a body of ``width`` × ``height`` px (below the time controls): the lanes need
     ``lanes_needed`` px to show every CPU and would like ``lanes_hint``; ``scale`` is the theme's text
-    scale (larger text needs wider side columns)."""
+    scale (larger text needs wider side columns); the settings need ``settings_min_w``."""
     wide = width >= WIDE_MIN_W * min(scale, 1.3)
     side = [round(w * min(scale, 1.3)) for w in SIDE_W]
+    side[0] = max(side[0], settings_min_w)
     columns = (side[0], width - side[0] - side[1], side[1]) if wide else (side[0], width - side[0])
     stacked = height >= STACK_MIN_H * min(scale, 1.3)
     lower_min = LOWER_MIN * min(scale, 1.3)
-    cap = LANES_MAX[qdisc] if stacked else round(max(height * 0.36, height - 2.2 * lower_min))
+    cap = LANES_MAX[qdisc] if stacked else round(height * 0.3)
     cap = min(cap, round(height - lower_min))
     lanes = max(min(lanes_hint, cap), lanes_needed)
     rest = max(height - lanes, 0)

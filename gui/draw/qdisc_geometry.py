@@ -127,6 +127,7 @@ class QdiscLayout:
 
 NARROW_BELOW_PX = 660  # a narrower panel puts the locks in a strip above the CPUs and bands
 LOCKS_ROW_H = 52.0
+MIN_CPU_BOX_H = 24.0
 
 
 def qdisc_layout(width: float, height: float, ncpus: int, nbands: int) -> QdiscLayout:
@@ -142,8 +143,15 @@ def qdisc_layout(width: float, height: float, ncpus: int, nbands: int) -> QdiscL
     body_h = max(bottom - top, 40.0)
     cpu_w = width * (0.36 if narrow else 0.28 if compact else 0.27)
     gap = min(10.0, body_h / max(ncpus, 1) * 0.15)
-    cpu_h = (body_h - gap * (ncpus - 1)) / max(ncpus, 1)
-    cpus = tuple((pad, top + i * (cpu_h + gap), cpu_w, cpu_h) for i in range(ncpus))
+    # Many CPUs in a short panel: their boxes in two columns, so that each keeps a line of text.
+    cols = 2 if ncpus > 4 and (body_h - gap * (ncpus - 1)) / ncpus < MIN_CPU_BOX_H else 1
+    per_col = -(-ncpus // cols)
+    cpu_h = (body_h - gap * (per_col - 1)) / max(per_col, 1)
+    box_w = (cpu_w - gap * (cols - 1)) / cols
+    cpus = tuple(
+        (pad + (i // per_col) * (box_w + gap), top + (i % per_col) * (cpu_h + gap), box_w, cpu_h)
+        for i in range(ncpus)
+    )
     if narrow:
         bands_x = pad + cpu_w + width * 0.03
         device_w = max(58.0, width * 0.13)

@@ -46,7 +46,7 @@ LaneRuns = tuple[Runs, Runs, list[tuple[int, bool]]]  # tasks, interrupts, yield
 
 YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
 LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 26, 28, 290, 8, 10
-MIN_LANE_H = 26.0
+MIN_LANE_H = 22.0
 
 
 # ---- pure helpers ---------------------------------------------------------------------------------

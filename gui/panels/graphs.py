@@ -101,8 +101,8 @@ class GraphsPanel(SnapshotPanel):
         self._view = pg.GraphicsLayoutWidget()
         self._view.setBackground(palette.BACKGROUND)
         self._chooser = QToolButton()
-        self._chooser.setText("More graphs ▾")
-        self._chooser.setToolTip("Not every graph fits here: choose which ones to show")
+        self._chooser.setText("More ▾")
+        self._chooser.setToolTip("More graphs: not every graph fits here; choose which ones to show")
         self._chooser.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self._chooser.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self._chooser.setMenu(QMenu(self._chooser))
@@ -111,8 +111,9 @@ class GraphsPanel(SnapshotPanel):
         box = QVBoxLayout(self)
         box.setContentsMargins(0, 0, 0, 0)
         box.setSpacing(0)
-        box.addWidget(self._chooser, 0, Qt.AlignmentFlag.AlignLeft)
         box.addWidget(self._view, 1)
+        self._chooser.setParent(self)  # floats at the top right, over the graphs' title row
+        self._chooser.raise_()
         self.plots: dict[str, pg.PlotItem] = {}
         self._cells: dict[str, pg.GraphicsLayout] = {}
         for name, (title, y_label, timed, columns) in PLOT_SPECS.items():
@@ -155,6 +156,8 @@ class GraphsPanel(SnapshotPanel):
         self.shown: list[str] = []
         self._cell_spans: dict[str, int] = {}
         self._titles: dict[str, str] = {}
+        self._chrome_px = 0.0
+        self._raw = True
         self.reset()
 
     def _curve(
@@ -224,6 +227,7 @@ class GraphsPanel(SnapshotPanel):
             label.setFont(panel_font(11))
         self._fair_floor.label.setFont(panel_font(11))
         self._arrangement = None
+        self._chrome_px = 0.0
         self._bars_title = ""
         self._bars_key = ()
         self._layout()
@@ -267,9 +271,7 @@ class GraphsPanel(SnapshotPanel):
         dt_ns = np.maximum(delta[:, 0], 1).astype(np.float64)
         # Each interval on its own is worth drawing only where intervals are long enough to mean
         # something (10 ms and more: a frame of iperf's data loop is half a millisecond).
-        raw = float(np.median(dt_ns)) >= RAW_MIN_NS
-        for curve in (self.bandwidth_curve, self.fairness_curves[0]):
-            curve.setVisible(raw)
+        self._show_raw(float(np.median(dt_ns)) >= RAW_MIN_NS)
         self.bandwidth_curve.setData(edges, bandwidth_mbps(delta[:, lay.acked_bytes], dt_ns))
         ends, moving = moving_block(series, t_from, MEAN_SAMPLES)
         mdt = np.maximum(moving[:, 0], 1).astype(np.float64)
@@ -286,6 +288,20 @@ class GraphsPanel(SnapshotPanel):
             each.setData(edges, jain_rows(delta[:, dq]))
             mean.setData(ends, jain_rows(moving[:, dq]))
             since_curve.setData(*since[2:])
+
+    def _show_raw(self, raw: bool) -> None:
+        """Each interval's own steps (and their legend entry) only where intervals are long enough."""
+        if raw == self._raw:
+            return
+        self._raw = raw
+        for plot, curve in (("bandwidth", self.bandwidth_curve), ("fairness", self.fairness_curves[0])):
+            curve.setVisible(raw)
+            legend = self.plots[plot].legend
+            legend.removeItem(curve)
+            if raw:
+                legend.addItem(curve, "each interval")
+        self._arrangement = None  # the legends changed height: lay the graphs out again
+        self._layout()
 
     def _since_change(
         self, snapshot: Snapshot
@@ -352,7 +368,7 @@ class GraphsPanel(SnapshotPanel):
             title != self._bars_title
         ):  # a new title re-lays out the whole plot: only when it reads differently
             self._bars_title = title
-            self.plots["dequeues"].setTitle(title, size=title_size(), color=palette.TEXT)
+            self.plots["dequeues"].setTitle(title, size=title_size(), color=palette.TEXT, justify="left")
         if key[2:] != self._ticks_key:  # a toggle, or a sample that pins a toggle's counts
             self._ticks_key = key[2:]
             merge_ns = self.window_ns // MERGE_PER_WINDOW
@@ -465,16 +481,42 @@ class GraphsPanel(SnapshotPanel):
         if not self._order:
             return
         ranked = self._ranked()
-        min_h = theme.px(PLOT_CHROME_H) + MIN_PLOT_H
-        chooser_h = self._chooser.sizeHint().height()
-        rows, cols = grid_shape(len(ranked), self.width(), self.height(), theme.px(MIN_PLOT_W), min_h)
-        if rows * cols < len(ranked):
-            rows, cols = grid_shape(
-                len(ranked), self.width(), self.height() - chooser_h, theme.px(MIN_PLOT_W), min_h
-            )
+        chrome = self._chrome_px or theme.px(PLOT_CHROME_H)
+        max_cols = 99
+        for _attempt in range(6):  # the graphs placed may need more room around them: fewer, wider ones
+            if not self._place(ranked, chrome, max_cols) and _attempt == 0:
+                return
+            measured = self._measured_chrome()
+            short = self._shortest_plot() < MIN_PLOT_H
+            if measured > chrome + 2:
+                chrome = self._chrome_px = measured
+            elif short and len(self.shown) > 1:
+                max_cols = len(self.shown) - 1  # wider graphs: their legends take fewer rows
+            else:
+                break
+        self._chooser.move(self.width() - self._chooser.width() - 4, 2)
+
+    def _shortest_plot(self) -> float:
+        return min((self.plots[n].getViewBox().geometry().height() for n in self.shown), default=MIN_PLOT_H)
+
+    def _measured_chrome(self) -> float:
+        """The most height any shown graph spends around its data area (title, axis, legend)."""
+        self._view.ci.layout.activate()
+        out = 0.0
+        for name in self.shown:
+            plot = self.plots[name]
+            cell = self._cells[name].geometry().height()
+            out = max(out, cell - plot.getViewBox().geometry().height())
+        return out
+
+    def _place(self, ranked: tuple[str, ...], chrome: float, max_cols: int = 99) -> bool:
+        """Put the graphs that fit with ``chrome`` px around each data area; False if nothing changed."""
+        min_h = chrome + MIN_PLOT_H
+        min_w = max(theme.px(MIN_PLOT_W), self.width() / max_cols)
+        rows, cols = grid_shape(len(ranked), self.width(), self.height(), min_w - 0.5, min_h)
         arrangement = (ranked, rows, cols)
         if arrangement == self._arrangement:
-            return
+            return False
         self._arrangement = arrangement
         grid = self._view.ci
         for cell in self._placed:
@@ -489,6 +531,7 @@ class GraphsPanel(SnapshotPanel):
         self._cell_spans = {name: span for name, _row, _col, span in cells}
         self._show_chooser(ranked)
         self._fit_legends()
+        return True
 
     def _fit_legends(self) -> None:
         """Each shown legend takes as many entries a row as its graph's width holds."""
@@ -498,7 +541,8 @@ class GraphsPanel(SnapshotPanel):
         for name in self.shown:
             width = self._view.width() * self._cell_spans.get(name, 1) / max(cols, 1)
             self.plots[name].legend.fit_columns(width - theme.px(70))
-            self._fit_title(name, width - theme.px(68 + 24))  # less the y axis and some air
+            chooser = self._chooser.width() + 8 if self._chooser.isVisible() else 0
+            self._fit_title(name, width - theme.px(68 + 24) - chooser)  # less the y axis, the chooser
 
     def _fit_title(self, name: str, width: float) -> None:
         """The graph's title, or its short form where the long one would be cut."""
@@ -512,7 +556,9 @@ class GraphsPanel(SnapshotPanel):
         if self._titles.get(name) != title:
             self._titles[name] = title
             plot.setProperty("schedlab_title", title)
-            plot.setTitle(title, size=title_size(), color=palette.TEXT, bold=theme.current().bold_titles)
+            plot.setTitle(
+                title, size=title_size(), color=palette.TEXT, bold=theme.current().bold_titles, justify="left"
+            )
             if name == "dequeues":
                 self._bars_title, self._bars_key = "", ()
 
@@ -526,12 +572,15 @@ class GraphsPanel(SnapshotPanel):
             action.setChecked(name in self.shown)
             menu.addAction(action)
         self._chooser.setVisible(hidden)
+        self._chooser.adjustSize()
+        self._chooser.move(self.width() - self._chooser.width() - 4, 2)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._shape:
             self._layout()
             self._fit_legends()
+        self._chooser.move(max(self.width() - self._chooser.width() - 4, 0), 2)
 
 
 def _split_brush(part: str, cpu: int) -> QBrush:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -56,11 +56,11 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
         for cpu, count in enumerate(figures.dequeued):
             out.append(
                 Tile(
-                    f"cpu{cpu} dequeued",
+                    f"cpu{cpu}",
                     f"{100 * count / total:.0f}%",
                     palette.cpu_color(cpu),
                     palette.cpu_pattern(cpu),
-                    f"{count} packets since the last change",
+                    f"its share of the dequeues: {count} packets",
                 )
             )
     traffic = snapshot.qdisc is not None or bool(snapshot.settings.get("iperf.enabled"))
@@ -87,14 +87,18 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
 def caption_for(snapshot: Snapshot, figures: IntervalFigures) -> str:
     """ "mean since compat_yield=1 at t = 2.35 s (the last 1.2 s)"."""
     span = format_duration(figures.duration_ns)
+    what = "cpuN: share of the dequeues; " if figures.fairness_jain is not None else ""
     if not snapshot.toggles:
-        return f"mean since the start (the last {span})"
+        return f"{what}mean since the start (the last {span})"
     _t, key, value = snapshot.toggles[-1]
-    return f"mean since {toggle_label(key, value)} at t = {format_duration(figures.t0_ns)} (the last {span})"
+    since = f"{toggle_label(key, value)} at t = {format_duration(figures.t0_ns)}"
+    return f"{what}mean since {since} (the last {span})"
 
 
 class HeadlinePanel(SnapshotPanel):
     """Large numbers: what the graphs' dashed lines say, to be read from the back of the room."""
+
+    height_changed = Signal()  # its tiles needed another row (or one less): the stage lays out again
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -124,6 +128,7 @@ class HeadlinePanel(SnapshotPanel):
         height = round((rows * (self._tile_h() + PAD / 2) + caption_h + PAD) * self.zoom)
         if height != self.height():
             self.setFixedHeight(height)
+            self.height_changed.emit()
 
     def sizeHint(self) -> QSize:
         return QSize(600, self.height())

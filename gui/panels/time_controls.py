@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, Signal, SignalInstance
+from PySide6.QtCore import QSize, Qt, Signal, SignalInstance
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -159,12 +159,15 @@ class TimeControls(QWidget):
         column = QVBoxLayout(self)
         column.setContentsMargins(8, 2, 8, 2)
         column.setSpacing(2)
-        row = QHBoxLayout()
-        column.addLayout(row)
+        self._row = QHBoxLayout()
+        column.addLayout(self._row)
         for b in (self.play_button, self.back_button, self.step_button, self.reset_button):
-            row.addWidget(b)
-        row.addSpacing(12)
-        # The speed: presets and the fine slider with its reading on one line.
+            self._row.addWidget(b)
+        # The speed: presets and the fine slider with its reading, beside the buttons or (narrow, or
+        # large text) at the start of the second row.
+        self._speed_box = QWidget()
+        speed = QHBoxLayout(self._speed_box)
+        speed.setContentsMargins(8, 0, 0, 0)
         for name, value in SPEED_PRESETS.items():
             r = QRadioButton(name)
             styled_font(r, LABEL_PT)
@@ -173,16 +176,36 @@ class TimeControls(QWidget):
             r.clicked.connect(lambda _=False, v=value: self.speed_requested.emit(v))
             self._radio_group.addButton(r)
             self.radios[name] = r
-            row.addWidget(r)
-        row.addWidget(self.slider, 2)
-        row.addWidget(self.speed_text)
-        row.addStretch(1)
-        row.addWidget(self.time_text)
-        scrub = QHBoxLayout()
-        column.addLayout(scrub)
-        scrub.addWidget(self.back_second_button)
-        scrub.addWidget(self.timeline, 3)
-        scrub.addWidget(self.event_text, 2)
+            speed.addWidget(r)
+        speed.addWidget(self.slider, 2)
+        speed.addWidget(self.speed_text)
+        self._row.addWidget(self._speed_box, 1)
+        self._row.addStretch(0)
+        self._row.addWidget(self.time_text)
+        self._scrub = QHBoxLayout()
+        column.addLayout(self._scrub)
+        self._scrub.addWidget(self.back_second_button)
+        self._scrub.addWidget(self.timeline, 3)
+        self._scrub.addWidget(self.event_text, 2)
+        self._speed_on_top = True
+
+    def _place_speed(self) -> None:
+        """The speed beside the buttons when the first row holds it, else on the second row."""
+        buttons = sum(
+            b.sizeHint().width()
+            for b in (self.play_button, self.back_button, self.step_button, self.reset_button)
+        )
+        need = buttons + self._speed_box.minimumSizeHint().width() + self.time_text.minimumWidth() + 60
+        on_top = self.width() >= need
+        if on_top == self._speed_on_top:
+            return
+        self._speed_on_top = on_top
+        if on_top:
+            self._scrub.removeWidget(self._speed_box)
+            self._row.insertWidget(4, self._speed_box, 1)
+        else:
+            self._row.removeWidget(self._speed_box)
+            self._scrub.insertWidget(0, self._speed_box)
 
     def apply_theme(self) -> None:
         """Text and button sizes for the theme now (mode and zoom)."""
@@ -242,7 +265,17 @@ class TimeControls(QWidget):
 
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)  # type: ignore[arg-type]
+        self._place_speed()
         self._elide_event()
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as the buttons and the clock: the speed moves to the second row when needed."""
+        hint = super().minimumSizeHint()
+        buttons = sum(
+            b.minimumSizeHint().width()
+            for b in (self.play_button, self.back_button, self.step_button, self.reset_button)
+        )
+        return QSize(buttons + self.time_text.minimumWidth() + 40, hint.height())
 
     def show_recording(self, now_ns: int, reach_ns: int, toggles: tuple[int, ...]) -> None:
         self.timeline.show(now_ns, reach_ns, toggles)
