@@ -140,6 +140,8 @@ class IntervalFigures:
     bandwidth_mbps: float
     task_share: tuple[float, ...]  # fraction of one CPU, per task in the order of ``Snapshot.tasks``
     cpu_busy: tuple[float, ...]  # user + hardirq + softirq, per CPU
+    cpu_hardirq: tuple[float, ...]  # hardirq, per CPU
+    cpu_softirq: tuple[float, ...]  # softirq, per CPU
     dequeued: tuple[int, ...]  # per CPU, packets (empty without a transmit path)
     fairness_jain: float | None  # Jain's index of ``dequeued`` (None without a transmit path)
     switches_per_s: float
@@ -170,6 +172,8 @@ def interval_figures(
         bandwidth_mbps=float(bandwidth_mbps(int(d[layout.acked_bytes]), dt)),
         task_share=tuple(float(share(int(d[c]), dt)) for c in layout.task_exec_ns),
         cpu_busy=tuple(float(x) for x in busy),
+        cpu_hardirq=tuple(float(share(int(d[h]), dt)) for h in layout.cpu_hardirq_ns),
+        cpu_softirq=tuple(float(share(int(d[s]), dt)) for s in layout.cpu_softirq_ns),
         dequeued=dequeued,
         fairness_jain=jain_index(dequeued) if dequeued else None,
         switches_per_s=float(rate_per_s(int(d[layout.switches]), dt)),

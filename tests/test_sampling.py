@@ -60,6 +60,10 @@ def test_a_live_change_samples_the_anchor_row_and_the_interval_figures_match_the
     for task, share in zip(snap.tasks, whole.task_share, strict=True):
         assert share == pytest.approx(summary["threads"][task.name]["share"], rel=1e-12)
     assert whole.switches_per_s == pytest.approx(summary["context_switches_per_s"], rel=1e-12)
+    for cpu, hard, soft, busy in zip(
+        summary["cpus"], whole.cpu_hardirq, whole.cpu_softirq, whole.cpu_busy, strict=True
+    ):
+        assert (hard, soft, busy) == pytest.approx((cpu["hardirq"], cpu["softirq"], cpu["busy"]), rel=1e-12)
     sim.advance(3 * MS)
     sim.apply(SetTunable("sched.compat_yield", 1))
     snap = sim.advance(500 * MS)
