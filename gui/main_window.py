@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QPoint, QRectF, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -33,12 +33,15 @@ from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.draw.layout_plan import Plan, plan_layout
 from gui.draw.series import window_ns_for
 from gui.export import ExportError, export_widget
+from gui.lesson_driver import LessonDriver
 from gui.panels.base import rescale_fonts
 from gui.panels.controls import ControlsPanel, has_qdisc
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.explainer import ExplainerPanel, something_yields
 from gui.panels.graphs import GraphsPanel
 from gui.panels.headline import HeadlinePanel
+from gui.panels.highlight import HighlightOverlay
+from gui.panels.lesson import LessonPanel
 from gui.panels.qdisc import QdiscPanel
 from gui.panels.runqueue import RunqueuePanel
 from gui.panels.status import StatusLine
@@ -98,6 +101,8 @@ class MainWindow(QMainWindow):
             "Headline numbers": self.headline,
             "Graphs": self.graphs,
         }
+        self.lesson_panel = LessonPanel()
+        self.lesson_driver = LessonDriver(self.playback, self)
         self.status_label = StatusLine()
         self._last_snapshot: Snapshot | None = None
         self._has_qdisc = False
@@ -138,6 +143,7 @@ class MainWindow(QMainWindow):
         # The lesson and the story told in words; on a narrow screen the settings join them as a tab.
         self.side = QTabWidget()
         self.side.setDocumentMode(True)
+        self.side.addTab(self.lesson_panel, LESSON_TAB)
         self.side.addTab(self.explainer, STORY_TAB)
         self.body = QSplitter(Qt.Orientation.Horizontal)
         self.body.setChildrenCollapsible(False)
@@ -150,6 +156,7 @@ class MainWindow(QMainWindow):
         outer.addWidget(self.time_controls)
         outer.addWidget(self.body, 1)
         self.setCentralWidget(central)
+        self.highlight = HighlightOverlay(central)
         self.statusBar().addWidget(self.status_label, 1)
         self._arrange_columns(True)
 
@@ -251,6 +258,11 @@ class MainWindow(QMainWindow):
         self.addAction(self._zoom_in_alias)
         self._menu_action(view_menu, "Zoom out", "Ctrl+-", lambda: self.zoom(-1))
         self._menu_action(view_menu, "Actual size", "Ctrl+0", lambda: self.zoom(0))
+        lesson_menu = bar.addMenu("&Lesson")
+        self._menu_action(lesson_menu, "Next step", "PgDown", self.lesson_driver.next)
+        self._menu_action(lesson_menu, "Previous step", "PgUp", self.lesson_driver.back)
+        self._menu_action(lesson_menu, "Leave the lesson", "Ctrl+L", self.lesson_driver.leave)
+        self._menu_action(lesson_menu, "Rejoin the lesson", "Ctrl+J", self.lesson_driver.rejoin)
         help_menu = bar.addMenu("&Help")
         self._menu_action(help_menu, "Shortcuts", "?", self.show_shortcuts)
         about = QAction("About schedlab", self)
@@ -281,6 +293,16 @@ class MainWindow(QMainWindow):
         ctl.live_setting.connect(pb.apply_live)
         ctl.restart_setting.connect(lambda key, value: pb.restart_with({key: value}))
         ctl.story_chosen.connect(self.choose_story)
+        ld, lp = self.lesson_driver, self.lesson_panel
+        ld.lesson_changed.connect(lp.set_lesson)
+        ld.step_entered.connect(lp.show_step)
+        ld.status.connect(lp.show_status)
+        ld.joined_changed.connect(lp.set_joined)
+        ld.highlight.connect(self.show_highlight)
+        ld.error.connect(lambda message: self.show_error("Cannot read this lesson", message))
+        lp.go_to.connect(ld.go_to)
+        lp.leave_requested.connect(ld.leave)
+        lp.rejoin_requested.connect(ld.rejoin)
 
     # ---- what the playback reports ------------------------------------------------------------
 
@@ -314,6 +336,53 @@ class MainWindow(QMainWindow):
         self._last_snapshot = None
         self.time_controls.show_event("")
 
+    # ---- lesson highlights ---------------------------------------------------------------------------
+
+    def show_highlight(self, targets: tuple[str, ...]) -> None:
+        """Frame the parts of the window a lesson step points at (a panel, a graph, a setting)."""
+        self._highlights = targets
+        self._place_highlight()
+
+    def _place_highlight(self) -> None:
+        central = self.centralWidget()
+        if central is None:
+            return
+        rects = []
+        for target in getattr(self, "_highlights", ()):
+            widget, sub = self._highlight_target(target)
+            if widget is None or not widget.isVisible():
+                continue
+            top_left = widget.mapTo(central, QPoint(0, 0))
+            rect = QRectF(widget.rect()) if sub is None else sub
+            rects.append(rect.translated(top_left.x(), top_left.y()))
+        self.highlight.show_rects(rects)
+
+    def _highlight_target(self, target: str) -> tuple[QWidget | None, QRectF | None]:
+        kind, _, name = target.partition(":")
+        panels: dict[str, QWidget] = {
+            "lanes": self.cpu_lanes,
+            "runqueue": self.runqueue,
+            "qdisc": self.qdisc,
+            "graphs": self.graphs,
+            "headline": self.headline,
+        }
+        if kind in ("runqueue", "qdisc"):
+            self.middle.setCurrentWidget(panels[kind])
+        if kind in panels:
+            return panels[kind], None
+        if kind == "graph":
+            self.graphs.bring_forward(name)
+            return self.graphs, self.graphs.plot_rect(name)
+        if kind == "setting":
+            box = self.controls.box_of(name)
+            if box is not None and box.isVisible():
+                return box, None
+            tab = self.side.indexOf(self.settings_scroll)  # on a tab: frame the tab's name
+            if tab >= 0:
+                bar = self.side.tabBar()
+                return bar, QRectF(bar.tabRect(tab))
+        return None, None
+
     def _render_front_tab(self, _index: int) -> None:
         front = self.middle.currentWidget()
         for panel in self.panels.values():
@@ -338,6 +407,7 @@ class MainWindow(QMainWindow):
             if layout is not None:
                 layout.activate()
             self.arrange()
+            self._place_highlight()
 
     def _show_qdisc_tab(self, shown: bool) -> None:
         index = self.middle.indexOf(self.qdisc)
@@ -355,6 +425,7 @@ class MainWindow(QMainWindow):
         self._last_snapshot = None  # the new run's first snapshot brings its settings
         self.controls.set_scenario(scenario)
         self.explainer.set_scenario(scenario)
+        self.lesson_driver.on_scenario(scenario)
         title = scenario.title or scenario.name
         self.setWindowTitle(f"schedlab: {title}")
 

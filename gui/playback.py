@@ -383,6 +383,10 @@ class Playback(QObject):
             return False
         return self._restart(scenario, self.seed)
 
+    def restart_scenario(self, scenario: Scenario) -> bool:
+        """A new run of ``scenario`` (a lesson step's settings), same seed and speed."""
+        return self._restart(scenario, self.seed)
+
     def load(self, scenario: Scenario, seed: int | None = None) -> bool:
         """Another story or file; its own seed unless one is given. Speed and play state kept."""
         if not self._restart(scenario, scenario.seed if seed is None else seed):

@@ -101,7 +101,7 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
     def relayout(self, columns: int | None = None) -> None:
         """Lay the entries out again in ``columns`` a row (after entries came or went: the base class
         leaves gaps where an entry was removed)."""
-        self.columnCount = columns or self.columnCount
+        self.columnCount: int = columns or int(self.columnCount)
         self.rowCount = -(-len(self.items) // max(self.columnCount, 1))
         for i in range(self.layout.count() - 1, -1, -1):
             self.layout.removeAt(i)

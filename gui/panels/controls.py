@@ -340,6 +340,11 @@ class ControlsPanel(QWidget):
             if isinstance(words, str) and isinstance(w, QRadioButton | QCheckBox):
                 w.setText(wrapped(words, w, width))
 
+    def box_of(self, key: str) -> QWidget | None:
+        """The widget of the control for ``key`` (a lesson highlights it)."""
+        ctl = self._controls.get(key)
+        return ctl.box if ctl is not None else None
+
     def is_enabled(self, key: str) -> bool:
         return self._controls[key].box.isEnabled()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QAction, QBrush, QColor, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QMenu, QToolButton, QVBoxLayout, QWidget
 
@@ -466,9 +466,17 @@ class GraphsPanel(SnapshotPanel):
 
     # ---- which graphs, where --------------------------------------------------------------------
 
+    def plot_rect(self, name: str) -> QRectF | None:
+        """Where graph ``name`` is, in the panel's pixels (None if it is not shown)."""
+        if name not in self.shown:
+            return None
+        scene_rect = self._cells[name].sceneBoundingRect()
+        top_left = self._view.mapFromScene(scene_rect.topLeft())
+        return QRectF(top_left.x(), top_left.y(), scene_rect.width(), scene_rect.height())
+
     def bring_forward(self, name: str) -> None:
         """Show graph ``name`` among those that fit (it goes first; the last shown one makes room)."""
-        if name in self._order:
+        if name in self._order and name not in self.shown:
             self._front = [name, *(n for n in self._front if n != name)]
             self._arrangement = None
             self._layout()

@@ -121,10 +121,19 @@ class HeadlinePanel(SnapshotPanel):
         big = _font(NUMBER_PT, bold=True)
         return QFontMetrics(self._label_font).height() + QFontMetrics(big).height() + PAD / 2 + 3
 
+    def _caption_beside(self, rows: list[list[int]], widths: list[float]) -> bool:
+        """Whether the caption fits to the right of the last row of tiles (else it goes under them)."""
+        if not rows:
+            return False
+        used = PAD + sum(widths[i] + PAD for i in rows[-1])
+        need = QFontMetrics(self._caption_font).horizontalAdvance(self.caption) + 2 * PAD
+        return used + need <= self.lw()
+
     def _fit_height(self) -> None:
-        """As many rows of tiles as the width needs, and the caption under them."""
-        rows = max(len(self._rows(self.lw())[0]), 1)
-        caption_h = QFontMetrics(self._caption_font).height()
+        """As many rows of tiles as the width needs, and the caption beside or under them."""
+        flowed, widths, _big = self._rows(self.lw())
+        rows = max(len(flowed), 1)
+        caption_h = 0 if self._caption_beside(flowed, widths) else QFontMetrics(self._caption_font).height()
         height = round((rows * (self._tile_h() + PAD / 2) + caption_h + PAD) * self.zoom)
         if height != self.height():
             self.setFixedHeight(height)
@@ -147,7 +156,9 @@ class HeadlinePanel(SnapshotPanel):
         tiles = tiles_for(snapshot, figures) if figures is not None else []
         caption = caption_for(snapshot, figures) if figures is not None else "waiting for the first sample"
         if (tiles, caption) != (self.tiles, self.caption):
-            resize = [t.label for t in tiles] != [t.label for t in self.tiles]
+            resize = [t.label for t in tiles] != [t.label for t in self.tiles] or len(caption) != len(
+                self.caption
+            )
             self.tiles, self.caption = tiles, caption
             self.setToolTip(
                 "\n".join(
@@ -205,7 +216,11 @@ class HeadlinePanel(SnapshotPanel):
         p.setFont(self._caption_font)
         p.setPen(palette.TEXT)
         fm = QFontMetrics(self._caption_font)
-        caption_rect = QRectF(PAD, y, self.lw() - 2 * PAD, fm.height())
+        if self._caption_beside(rows, widths):  # to the right of the last row, at its foot
+            x = PAD + sum(widths[i] + PAD for i in rows[-1]) + PAD
+            caption_rect = QRectF(x, y - PAD / 2 - fm.height() - 4, self.lw() - x - PAD, fm.height())
+        else:
+            caption_rect = QRectF(PAD, y, self.lw() - 2 * PAD, fm.height())
         words = fm.elidedText(self.caption, Qt.TextElideMode.ElideRight, int(caption_rect.width()))
         p.drawText(caption_rect, Qt.AlignmentFlag.AlignLeft, words)
         p.end()

@@ -309,6 +309,9 @@ class RunqueuePanel(SnapshotPanel):
             ring = ld.to_rect.adjusted(-5, -5, 5, 5)
             size = QSize(fm.horizontalAdvance(landing_label(ld)) + 12, fm.height() + 4)
             bounds = self.scene.section_rects[ld.section]
+            if bounds.height() < 3 * size.height():  # a CPU's one-row queue: the ring says it, no label
+                ld.label_rect = None
+                continue
             ld.label_rect = free_spot(ring, size, bounds, [ring, *(t for t in taken if t != ld.to_rect)])
             taken.append(ld.label_rect)
 
