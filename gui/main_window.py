@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QScrollArea,
     QSplitter,
@@ -27,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui import pyside_fix  # noqa: F401 - before any signal is emitted
+from gui import keys  # pyside_fix: before any signal is emitted
 from gui.draw import theme
 from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.draw.layout_plan import Plan, plan_layout
@@ -113,6 +114,8 @@ class MainWindow(QMainWindow):
         self._wire()
         self._restore_size()
         self._restore_theme()
+        self.keys = keys.install(self, self.stage)  # shortcuts beat text fields; Escape leaves one
+        self.stage.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._on_restarted(scenario)
         self.playback.refresh()
 
@@ -251,11 +254,8 @@ class MainWindow(QMainWindow):
             modes.addAction(action)
             self.mode_actions[mode] = action
         view_menu.addSeparator()
-        self._menu_action(view_menu, "Zoom in", "Ctrl+=", lambda: self.zoom(1))
-        self._zoom_in_alias = QAction(self)  # Ctrl++ on keyboards with a plus key
-        self._zoom_in_alias.setShortcut(QKeySequence("Ctrl++"))
-        self._zoom_in_alias.triggered.connect(lambda: self.zoom(1))
-        self.addAction(self._zoom_in_alias)
+        zoom_in = self._menu_action(view_menu, "Zoom in", "Ctrl+=", lambda: self.zoom(1))
+        zoom_in.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])  # with or without Shift
         self._menu_action(view_menu, "Zoom out", "Ctrl+-", lambda: self.zoom(-1))
         self._menu_action(view_menu, "Actual size", "Ctrl+0", lambda: self.zoom(0))
         lesson_menu = bar.addMenu("&Lesson")
@@ -558,8 +558,21 @@ class MainWindow(QMainWindow):
         if self._shown_once:
             self.arrange()
 
+    def shortcut_rows(self) -> list[tuple[str, str, str]]:
+        """Every menu item with a shortcut: (menu, key, what it does), in menu order."""
+        rows = []
+        for menu_action in self.menuBar().actions():
+            menu = menu_action.menu()
+            for action in menu.actions() if isinstance(menu, QMenu) else []:
+                keys = [s.toString(QKeySequence.SequenceFormat.NativeText) for s in action.shortcuts()]
+                if keys:
+                    rows.append((menu_action.text().replace("&", ""), " or ".join(keys), action.text()))
+        return rows
+
     def show_shortcuts(self) -> None:
-        box = QMessageBox(QMessageBox.Icon.NoIcon, "Shortcuts", shortcut_sheet_html(), parent=self)
+        box = QMessageBox(
+            QMessageBox.Icon.NoIcon, "Shortcuts", shortcut_sheet_html(self.shortcut_rows()), parent=self
+        )
         box.setTextFormat(Qt.TextFormat.RichText)
         f = QFont(box.font())
         f.setPointSize(14)
@@ -588,6 +601,7 @@ class MainWindow(QMainWindow):
         self.move(screen.center() - self.rect().center())
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        keys.uninstall(self.keys)
         self.playback.stop()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("last_story", self.source)

@@ -45,3 +45,18 @@ def short_count(n: int) -> str:
     if abs(n) >= 1_000_000:
         return f"{n / 1e6:.1f}M"
     return f"{n / 1e3:.0f}k" if abs(n) >= 1000 else str(n)
+
+
+def exact_time(ns: int) -> str:
+    """An instant to the nanosecond, in seconds with digits grouped by three: "1.234 567 891 s"."""
+    sign = "−" if ns < 0 else ""
+    whole, frac = divmod(abs(int(ns)), 1_000_000_000)
+    digits = f"{frac:09d}"
+    return f"{sign}{whole}.{digits[:3]} {digits[3:6]} {digits[6:]} s"
+
+
+def exact_duration(ns: int) -> str:
+    """A duration to the nanosecond and in its readable unit: "513 000 ns (513 µs)"."""
+    grouped = f"{abs(int(ns)):,}".replace(",", " ")
+    sign = "−" if ns < 0 else ""
+    return f"{sign}{grouped} ns ({sign}{format_duration(abs(ns))})"

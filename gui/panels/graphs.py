@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QAction, QBrush, QColor, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QMenu, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QAction, QBrush, QColor, QCursor, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QMenu, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette, theme
@@ -100,6 +100,7 @@ class GraphsPanel(SnapshotPanel):
         self.window_ns = window_ns or window_ns_for(SPEED_NORMAL)
         self._view = pg.GraphicsLayoutWidget()
         self._view.setBackground(palette.BACKGROUND)
+        self._view.scene().sigMouseMoved.connect(self._on_hover)
         self._chooser = QToolButton()
         self._chooser.setText("More ▾")
         self._chooser.setToolTip("More graphs: not every graph fits here; choose which ones to show")
@@ -465,6 +466,46 @@ class GraphsPanel(SnapshotPanel):
         self._fair_floor.setValue(1.0 / max(ncpus, 1))
 
     # ---- which graphs, where --------------------------------------------------------------------
+
+    # ---- hover: the values under the pointer ------------------------------------------------------
+
+    def _on_hover(self, scene_pos: QPointF) -> None:
+        for name in self.shown:
+            vb = self.plots[name].getViewBox()
+            if vb.sceneBoundingRect().contains(scene_pos):
+                point = vb.mapSceneToView(scene_pos)
+                text = self.describe_plot(name, point.x())
+                if text:
+                    QToolTip.showText(QCursor.pos(), text, self._view)
+                return
+        QToolTip.hideText()
+
+    def describe_plot(self, name: str, x: float) -> str:
+        """The values graph ``name`` shows at ``x`` (seconds on a time graph, a CPU on the bars)."""
+        if name == "dequeues":
+            heights = self.bars.opts.get("height")
+            n = round(x)
+            if heights is None or not 0 <= n < len(heights):
+                return ""
+            return f"cpu{n}: {int(heights[n])} packets dequeued since the start"
+        lines = []
+        for item in self.plots[name].items:
+            if not isinstance(item, pg.PlotCurveItem) or not item.isVisible():
+                continue
+            xs, ys = item.getData()
+            if xs is None or ys is None or not len(ys):
+                continue
+            stepped = len(xs) == len(ys) + 1
+            i = int(np.searchsorted(xs, x, side="right")) - 1 if stepped else int(np.abs(xs - x).argmin())
+            if not 0 <= i < len(ys):
+                continue
+            when = f"t = {xs[i]:.6f}–{xs[i + 1]:.6f} s" if stepped else f"t = {xs[i]:.6f} s"
+            label = item.opts.get("name") or self._curve_label(item)
+            lines.append(f"{label}: {ys[i]:.4g} {PLOT_SPECS[name][1]} ({when})")
+        return "\n".join(lines)
+
+    def _curve_label(self, item: pg.PlotCurveItem) -> str:
+        return next((task for task, curve in self.thread_curves.items() if curve is item), "")
 
     def plot_rect(self, name: str) -> QRectF | None:
         """Where graph ``name`` is, in the panel's pixels (None if it is not shown)."""

@@ -10,9 +10,19 @@ ring. Below, ``tc -s``-style counters and why each dequeuer tenure ended. ``rend
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen, QPolygonF, QResizeEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QHelpEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPolygonF,
+    QResizeEvent,
+)
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
@@ -148,6 +158,60 @@ class QdiscPanel(SnapshotPanel):
         if self.qdisc is not None:  # no glide across the screen when the window changes size
             self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
         super().resizeEvent(event)
+
+    # ---- hover -------------------------------------------------------------------------------------
+
+    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self.describe_at(self.to_logical(QPointF(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    def describe_at(self, pos: QPointF) -> str:
+        """What the part of the panel at ``pos`` (logical pixels) shows, with exact counts."""
+        q = self.qdisc
+        if q is None:
+            return ""
+        lay = self._layout(q)
+        for cpu, box in enumerate(lay.cpus):
+            if _rect(box).contains(pos):
+                _role, headline, detail = cpu_role(q, cpu)
+                return (
+                    f"cpu{cpu}: {headline}, {detail}\n{q.per_cpu_dequeued[cpu]} packets dequeued, "
+                    f"{q.per_cpu_enqueued[cpu]} enqueued"
+                )
+        for band, box in zip(q.bands, lay.bands, strict=False):
+            if _rect(box).contains(pos):
+                head = ", ".join(f"cpu{c}: {n}" for c, n in band.head_runs[:6] if c >= 0)
+                return (
+                    f"band {band.band}: {band.backlog} of {band.limit} packets queued; {band.sent} sent, "
+                    f"{band.dropped} dropped" + (f"\nfrom the head: {head}" if head else "")
+                )
+        if _rect(lay.locks).contains(pos):
+            holder = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "nobody"
+            busy = f"cpu{q.busylock_owner}" if q.busylock_owner >= 0 else "nobody"
+            line = ", ".join(f"cpu{c}" for c in busylock_line(q)) or "nobody"
+            return (
+                f"RUNNING bit (the dequeuer role): {holder}\nroot lock: {holder}\n"
+                f"busylock: held by {busy}; waiting: {line}"
+            )
+        if _rect(lay.device).contains(pos):
+            ring = (
+                f"TX ring {q.tx_ring_used} of {q.tx_ring_size} slots used" if q.tx_ring_size else "no TX ring"
+            )
+            stopped = "; the queue is stopped (ring full)" if q.device_stopped else ""
+            return f"{'dummy device' if q.device == 'dummy' else '10G NIC'}: {ring}{stopped}"
+        if lay.footer and (_rect(lay.counters).contains(pos) or _rect(lay.reasons).contains(pos)):
+            reasons = ", ".join(f"{k} {v}" for k, v in q.exit_reasons)
+            return (
+                f"{q.enqueued} enqueued, {q.dequeued} dequeued, {q.dropped} dropped, {q.requeues} requeues; "
+                f"{q.runs} dequeuer runs ended by: {reasons}"
+            )
+        return ""
 
     # ---- painting --------------------------------------------------------------------------------
 

@@ -11,17 +11,29 @@ frames, the panel has no timer.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QHelpEvent,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPen,
+)
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
+from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_control, free_spot
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene
@@ -322,9 +334,51 @@ class RunqueuePanel(SnapshotPanel):
         if tid > 0:
             self.task_clicked.emit(tid)
 
+    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self.describe_at(self.to_logical(QPointF(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    def describe_at(self, pos: QPointF) -> str:
+        """A task's run-queue entry at ``pos`` (logical pixels), every field with its exact value."""
+        for chip in reversed(self.scene.chips):
+            if not chip.rect.contains(pos):
+                continue
+            for i, section in self.scene.section_rects.items():
+                if not section.contains(chip.rect.center()) or i >= len(self._sections()):
+                    continue
+                rq = self._sections()[i]
+                entry = next((e for e in rq.entries if e.tid == chip.tid), None)
+                if entry is not None:
+                    name = self._names.get(chip.tid, f"task {chip.tid}")
+                    return f"{name} (tid {chip.tid}) on CPU {rq.cpu}\n" + entry_words(entry)
+        return ""
+
     def tid_at(self, pos: QPointF) -> int:
         """The task whose chip is at ``pos`` (the topmost), 0 if none."""
         return next((c.tid for c in reversed(self.scene.chips) if c.rect.contains(pos)), 0)
+
+
+def entry_words(entry: object) -> str:
+    """Every field of a run-queue entry, one a line, durations in their unit."""
+    lines = []
+    for f in dataclasses.fields(entry):  # type: ignore[arg-type]
+        if f.name == "tid":
+            continue
+        value = getattr(entry, f.name)
+        if f.name.endswith("_ns"):
+            shown = exact_duration(value)
+        elif isinstance(value, bool):
+            shown = "yes" if value else "no"
+        else:
+            shown = str(value)
+        lines.append(f"{f.name}: {shown}")
+    return "\n".join(lines)
 
 
 def _label(
