@@ -1,7 +1,8 @@
 """The ``schedlab`` command: the headless front end of the model, and the door to the window.
 
-``list``, ``run`` and ``bench`` run here and never import Qt. ``gui`` (also: no command at all) and
-``export`` draw the window, so they are handed to ``gui.app``, imported only when one of them runs.
+``list``, ``run``, ``bench``, ``compare``, ``trace`` and ``sweep`` run here and never import Qt.
+``gui`` (also: no command at all) and ``export`` draw the window, so they are handed to ``gui.app``,
+imported only when one of them runs.
 This package is the only part of the model that writes files or reads the wall clock; the rest of
 the model never imports it (import-linter checks both). Bad input ends with one line on stderr naming
 what is wrong and what is allowed, and exit status 2. Ctrl-C ends any command quietly with status 130
@@ -21,6 +22,7 @@ from model.cli.bench import cmd_bench
 from model.cli.compare import cmd_compare
 from model.cli.parser import UsageError, build_parser
 from model.cli.runs import build_scenario, cmd_list, cmd_run
+from model.cli.sweep import cmd_sweep
 from model.cli.trace import cmd_trace
 from model.scenario import ScenarioError
 
@@ -35,6 +37,7 @@ HEADLESS: dict[str, Callable[[argparse.Namespace], int]] = {
     "bench": cmd_bench,
     "compare": cmd_compare,
     "trace": cmd_trace,
+    "sweep": cmd_sweep,
 }
 
 

@@ -16,6 +16,7 @@ from model.actions import Compute, CondVar, Nanosleep, Program, SchedYield, Sign
 from model.machine import Machine
 from model.scenario import TaskSpec
 from model.task import Task
+from model.workloads.script import Scripts
 
 US = 1_000
 POLL_CHECK_NS = 500  # CPU of one poll of the channel
@@ -107,6 +108,7 @@ def spawn_tasks(
 ) -> dict[str, Channel]:
     """Spawn every ``[[tasks]]`` entry; ``senders`` builds a packet sender's program. Returns the channels."""
     channels: dict[str, Channel] = {}
+    scripts = Scripts(machine, specs)
     for spec in specs:
         for i in range(spec.count):
             name = spec.name if spec.count == 1 else f"{spec.name}.{i}"
@@ -122,6 +124,8 @@ def spawn_tasks(
                     ch = channels[spec.channel] = Channel(spec.channel, spec.slots)
                     machine.watch(ch)
                 program = _producer(spec, ch) if spec.kind == "producer" else _consumer(spec, ch, machine)
+            elif spec.kind == "script":
+                program = scripts.program(spec)
             else:
                 program = {"hog": _hog, "yielder": _yielder, "sleeper": _sleeper}[spec.kind](spec)
             machine.spawn(name, program, spec.nice, cpu, role=spec.kind)
