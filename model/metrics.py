@@ -175,11 +175,12 @@ class Headline:
         if self.arrow:
             return f"{self.label} {self.shown(a)} → {self.shown(b)}"
         delta = b - a
-        sign = "+" if delta >= 0 else "−"
+        shown = f"{abs(delta):.{self.digits}f}"
+        sign = "" if float(shown) == 0 else "+" if delta > 0 else "−"
         unit = {"": "", "%": " points"}.get(
             self.unit, self.unit if self.unit.startswith("/") else f" {self.unit}"
         )
-        return f"{b_label} − {a_label}: {sign}{abs(delta):.{self.digits}f}{unit}"
+        return f"{b_label} − {a_label}: {sign}{shown}{unit}"
 
 
 RUN_HEADLINES: tuple[Headline, ...] = (

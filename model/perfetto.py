@@ -52,7 +52,7 @@ HANDOVER_FLOW = 1 << 40
 ENTRY_IDENTITY = ("tid", "cpu", "on_cpu", "pinned_cpu", "running", "picks_next")  # not counters
 
 
-class TraceLost(RuntimeError):
+class TraceLost(Exception):
     """More records came in one step than the trace keeps (``TRACE_LIMIT``): a smaller step is needed."""
 
 
@@ -85,6 +85,7 @@ class TraceBuilder:
         self.tenure_flow = 0  # the hand-over flow the last tenure came in by (0: none)
         self.last_counter: dict[tuple[int, int, str], dict[str, float]] = {}
         self.series_rows = 0
+        self.entry_keys: dict[type, tuple[str, ...]] = {}
         self.next_flow = WAKE_FLOW
         self.next_handover = HANDOVER_FLOW
 
@@ -271,11 +272,7 @@ class TraceBuilder:
                 if entry.tid in seen:
                     continue
                 seen.add(entry.tid)
-                values = {
-                    f.name: float(getattr(entry, f.name))
-                    for f in dataclasses.fields(entry)
-                    if f.name not in ENTRY_IDENTITY and isinstance(getattr(entry, f.name), int | float)
-                }
+                values = {name: float(getattr(entry, name)) for name in self._entry_keys(entry)}
                 self._counter(ev, PID_TASKS, entry.tid, self.names.get(entry.tid, str(entry.tid)), t, values)
         q = snap.qdisc
         if q is not None:
@@ -294,6 +291,18 @@ class TraceBuilder:
                 self._counter(ev, PID_CPUS, 0, "bandwidth", t1, {"Mbit/s": mbps}, always=True)
         self.series_rows = len(rows)
         return ev
+
+    def _entry_keys(self, entry: object) -> tuple[str, ...]:
+        """The numeric fields of a run-queue entry's type, whatever the policy put there."""
+        kind = type(entry)
+        keys = self.entry_keys.get(kind)
+        if keys is None:
+            keys = self.entry_keys[kind] = tuple(
+                f.name
+                for f in dataclasses.fields(entry)  # type: ignore[arg-type]
+                if f.name not in ENTRY_IDENTITY and isinstance(getattr(entry, f.name), int | float)
+            )
+        return keys
 
     def _counter(
         self,

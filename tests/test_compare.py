@@ -62,7 +62,8 @@ def test_differences_are_read_off_the_summaries() -> None:
     assert jain.texts == (f"Jain {sa['fairness_jain']:.2f} → {sb['fairness_jain']:.2f}",)
     bw = found["bandwidth_mbps"]
     delta = sb["bandwidth_mbps"] - sa["bandwidth_mbps"]
-    assert bw.texts == (f"B − A: {'+' if delta >= 0 else '−'}{abs(delta):.1f} Mbit/s",)
+    sign = "" if f"{abs(delta):.1f}" == "0.0" else "+" if delta > 0 else "−"
+    assert bw.texts == (f"B − A: {sign}{abs(delta):.1f} Mbit/s",)
 
 
 def test_compare_json_from_a_preset(capsys: pytest.CaptureFixture[str]) -> None:

@@ -57,12 +57,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         check_figure_path(out, "--out")
     lock = Lockstep(base, sides, args.seed)
     duration_ns = round(base.duration_s * NSEC_PER_SEC)
-    bar = Progress(f"compare {len(sides)} runs", base.duration_s, " s", args.progress or None)
     start = time.perf_counter()
-    for k in range(1, STEPS + 1):
-        lock.advance(duration_ns * k // STEPS - lock.now_ns)
-        bar.update(lock.now_ns / NSEC_PER_SEC)
-    bar.close()
+    with Progress(f"compare {len(sides)} runs", base.duration_s, " s", args.progress or None) as bar:
+        for k in range(1, STEPS + 1):
+            lock.advance(duration_ns * k // STEPS - lock.now_ns)
+            bar.update(lock.now_ns / NSEC_PER_SEC)
     wall_s = time.perf_counter() - start
     summaries = lock.summaries()
     diffs = differences(summaries, [s.label for s in sides])
@@ -112,7 +111,7 @@ def print_compare(lock: Lockstep, diffs: list[Difference], wall_s: float, same: 
     )
     for s in lock.sides:
         settings = " ".join(f"{k}={v}" for k, v in s.settings)
-        print(f"  {s.label}  {s.name:24s} {settings}")
+        print(f"  {s.label}  {s.title:24s} {settings}" if s.title else f"  {s.label}  {s.name}")
     print()
     print(f"  {'':28s}" + "".join(f"{s.label:>12s}" for s in lock.sides))
     for d in diffs:

@@ -2,7 +2,8 @@
 asked for with ``--progress``, so that logs and pipes stay clean.
 
 The bar redraws at most a few times a second, says what is being done, how far, and the wall time
-left at the current pace; ``close`` ends its line. This module reads the wall clock, which the model
+left at the current pace; ``close`` (or leaving it as a context manager) ends its line, so that an
+error or Ctrl-C does not print after a half-drawn bar. This module reads the wall clock, which the model
 never does.
 """
 
@@ -44,9 +45,17 @@ class Progress:
         self.stream.flush()
         self._shown = True
 
-    def close(self) -> None:
+    def close(self, complete: bool = True) -> None:
+        """End the bar's line (at 100 % when the work is complete; as it stood when it was not)."""
         if self.enabled and self._shown:
-            self.update(self.total, force=True)
+            if complete:
+                self.update(self.total, force=True)
             self.stream.write("\n")
             self.stream.flush()
             self._shown = False
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self.close(complete=kind is None)

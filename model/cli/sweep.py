@@ -121,9 +121,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not 1 <= workers <= 1024:
         raise ScenarioError(f"--jobs {workers}: allowed 1..1024")
     _check_metric(source, args.metric, jobs[0])
-    bar = Progress(f"sweep {len(jobs)} runs", len(jobs), " runs", args.progress or None)
-    values = run_jobs(source, args.metric, jobs, workers, args.executor, args.scheduler, bar)
-    bar.close()
+    with Progress(f"sweep {len(jobs)} runs", len(jobs), " runs", args.progress or None) as bar:
+        values = run_jobs(source, args.metric, jobs, workers, args.executor, args.scheduler, bar)
     header, rows = result_rows(vary, jobs, values, args.metric)
     if args.out:
         with atomic_output(Path(args.out), "--out") as tmp:

@@ -41,7 +41,11 @@ def add_tool_commands(sub: Any) -> None:
     tr.add_argument("--to", dest="t_to", type=float, default=None, metavar="S", help="end (default: the end)")
     tr.add_argument("--seed", type=int, metavar="N", help="random seed (default: the scenario's)")
     tr.add_argument(
-        "--sample-ms", type=float, default=1.0, metavar="MS", help="counter sampling interval (default 1 ms)"
+        "--sample-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="counter sampling interval (default: a tick)",
     )
     tr.add_argument(
         "--max-mb",

@@ -112,15 +112,18 @@ def cmd_trace(args: argparse.Namespace) -> int:
             f"--from {args.t_from:g} --to {end_s:g}: need 0 <= --from < --to <= the duration, "
             f"{scenario.duration_s:g} s (--duration)"
         )
+    if args.sample_ms is None:  # the policies' keys change at ticks (and switches): one sample a tick
+        args.sample_ms = 1000 / scenario.machine.hz
     if not 0.001 <= args.sample_ms <= 1000:
         raise ScenarioError(f"--sample-ms {args.sample_ms:g}: allowed 0.001..1000")
     if not args.max_mb > 0:
         raise ScenarioError(f"--max-mb {args.max_mb:g}: must be above 0")
     sim = Simulation(scenario, args.seed, trace="recent")
     from_ns, to_ns = round(args.t_from * NSEC_PER_SEC), round(end_s * NSEC_PER_SEC)
-    bar = Progress("trace", end_s - args.t_from, " s", args.progress or None)
-    size = write_trace(sim, out, from_ns, to_ns, round(args.sample_ms * 1e6), round(args.max_mb * MB), bar)
-    bar.close()
+    with Progress("trace", end_s - args.t_from, " s", args.progress or None) as bar:
+        size = write_trace(
+            sim, out, from_ns, to_ns, round(args.sample_ms * 1e6), round(args.max_mb * MB), bar
+        )
     print(
         f"{out}: {size / MB:.1f} MB, {args.t_from:g} s to {end_s:g} s of {scenario.name}; "
         "open it in Perfetto UI (ui.perfetto.dev)"
