@@ -24,7 +24,7 @@ its event's ``args``. Timestamps are microseconds (``ts``, ``dur``); events are 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from model.metrics import bandwidth_mbps
@@ -35,7 +35,6 @@ from model.snapshot import (
     Snapshot,
     SwitchRecord,
     TenureRecord,
-    TraceRecord,
     WakeRecord,
     YieldRecord,
 )
@@ -63,7 +62,9 @@ def us(t_ns: int) -> float:
 def record_args(record: object, skip: tuple[str, ...]) -> dict[str, Any]:
     """A record's fields as JSON values, except those the event itself carries (``skip``)."""
     out: dict[str, Any] = {}
-    for f in dataclasses.fields(record):  # type: ignore[arg-type]
+    if not dataclasses.is_dataclass(record):
+        return out  # not a typed record: its name alone
+    for f in dataclasses.fields(record):
         if f.name in skip:
             continue
         value = getattr(record, f.name)
@@ -145,10 +146,12 @@ class TraceBuilder:
 
     # ---- records -----------------------------------------------------------------------------------
 
-    def records(self, records: tuple[TraceRecord, ...]) -> list[Event]:
+    def records(self, records: Sequence[object]) -> list[Event]:
+        """Events of the trace records, in their order (typed as objects: any record type is taken)."""
         ev: list[Event] = []
         for r in records:
-            if r.t_ns < self.from_ns and not isinstance(r, IrqRecord):
+            t_ns = int(getattr(r, "t_ns", self.from_ns))
+            if t_ns < self.from_ns and not isinstance(r, IrqRecord):
                 continue
             if isinstance(r, SwitchRecord):
                 self._switch(r, ev)
@@ -166,11 +169,8 @@ class TraceBuilder:
                 ev.append(self._instant(PID_CPUS, 0, f"set {r.key}={r.value}", r.t_ns, {}, "g"))
             else:  # a record type this module does not know yet: kept, with its fields
                 args = record_args(r, ("t_ns",))
-                ev.append(
-                    self._instant(
-                        PID_CPUS, CPU_LANE + int(args.get("cpu", 0)), type(r).__name__, r.t_ns, args, "t"
-                    )
-                )
+                lane = CPU_LANE + int(args.get("cpu", 0))
+                ev.append(self._instant(PID_CPUS, lane, type(r).__name__, t_ns, args, "t"))
         return ev
 
     def _switch(self, r: SwitchRecord, ev: list[Event]) -> None:

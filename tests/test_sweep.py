@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import csv
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,28 @@ def test_a_closed_pipe_ends_quietly() -> None:
         os.close(write)
         assert done.stderr == b"", (argv, done.stderr)
         assert done.returncode == EXIT_BROKEN_PIPE, argv
+
+
+def test_ctrl_c_stops_a_parallel_sweep_and_its_workers(tmp_path: Path) -> None:
+    """SIGINT to the process group, as a terminal's Ctrl-C sends it: status 130, no output, no file,
+    no worker left behind."""
+    schedlab = Path(sys.executable).with_name("schedlab")
+    if not schedlab.exists():
+        pytest.skip("the schedlab script is not installed beside this Python")
+    argv = [*SWEEP[:3], "qdisc.weight_p=1,2,4,8,16,32", "--metric", "fairness_jain", "--duration", "10"]
+    with subprocess.Popen(
+        [str(schedlab), *argv, "--jobs", "2", "--out", "s.csv", "--plot", "s.svg"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    ) as proc:
+        time.sleep(3)
+        assert proc.poll() is None, "the sweep ended before the test could interrupt it"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == EXIT_INTERRUPTED and out == b"" and err == b""
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)  # the whole group, workers included, is gone

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,10 @@ import pytest
 
 from model.cli import main
 from model.cli.runs import build_scenario, run_once
-from model.perfetto import trace_events
+from model.perfetto import TraceBuilder, trace_events
 from model.sched.base import NSEC_PER_SEC
 from model.simulation import Simulation
+from model.snapshot import TenureRecord
 
 PHASES = {"X", "C", "M", "i"}
 
@@ -200,3 +202,25 @@ def test_bad_trace_windows_are_one_line(
     code = main(["trace", "yield-playground", "--out", str(tmp_path / "t.json"), *argv])
     _, err = capsys.readouterr()
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+@dataclass(frozen=True, slots=True)
+class FutureRecord:
+    """A record type the trace module has never heard of (the transmit path is being rewritten)."""
+
+    t_ns: int
+    cpu: int
+    ring_slot: int
+    reason: str
+
+
+def test_records_and_fields_it_does_not_know_still_come_out() -> None:
+    sim = Simulation(build_scenario("qdisc-fairness-2011", [], 0.01), None, trace="recent")
+    builder = TraceBuilder(sim, 0, 10_000_000)
+    (event,) = builder.records((FutureRecord(2_000, 1, 7, "new"),))
+    assert event["ph"] == "i" and event["name"] == "FutureRecord" and event["ts"] == 2.0
+    assert event["args"] == {"cpu": 1, "ring_slot": 7, "reason": "new"}
+    tenure = TenureRecord(1_000, 2, 500, 9, "quota")
+    builder.records((tenure,))
+    (closed,) = builder.finish(sim.snapshot())[-1:]
+    assert closed["name"] == "dequeue" and closed["args"] == {"packets": 9, "exit_reason": "quota"}
