@@ -137,7 +137,9 @@ def compare_figure(lock: Lockstep, diffs: list[Difference]) -> Figure:
             for i, (label, t, v) in enumerate(zip(labels, tables, values, strict=True))
         )
 
-    panels = [Panel("bandwidth (Mbit/s)", lines([t["bandwidth_mbps"] for t in tables]), y_min=0.0)]
+    panels = []
+    if any(t["bandwidth_mbps"].any() for t in tables):  # no network, no bandwidth panel of zeros
+        panels.append(Panel("bandwidth (Mbit/s)", lines([t["bandwidth_mbps"] for t in tables]), y_min=0.0))
     if all(sim.series_layout.cpu_dequeued for sim in sims):
         jains = [_jain_per_interval(sim) for sim in sims]
         panels.append(Panel("Jain index of per-CPU dequeues", lines(jains), y_min=0.0, y_max=1.0))
@@ -158,7 +160,9 @@ def compare_figure(lock: Lockstep, diffs: list[Difference]) -> Figure:
             for s in lock.sides
         )
     )
-    notes = tuple(f"{d.metric.label}: {'; '.join(d.texts)}" for d in diffs[:2])
+    notes = tuple(
+        "; ".join(d.texts) if d.metric.arrow else f"{d.metric.label}: {'; '.join(d.texts)}" for d in diffs[:2]
+    )
     return Figure(
         f"{sim.scenario.title or sim.scenario.name}",
         caption,

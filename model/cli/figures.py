@@ -175,7 +175,7 @@ def _line_svg(ln: Line, fx: Callable[[float], float], fy: Callable[[float], floa
             f'stroke-linejoin="round" stroke-linecap="butt"/>'
         )
         every = max(1, math.ceil(len(pts) / MAX_MARKERS))
-        offset = (ln.style * every) // 4 % every  # sides' markers do not sit on one another
+        offset = ln.style % every  # where markers are sparse, the sides' do not sit on one another
         for px, py in pts[offset::every]:
             out.append(_marker(MARKERS[ln.style % len(MARKERS)], px, py, colour))
     return out
