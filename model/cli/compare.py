@@ -160,8 +160,9 @@ def compare_figure(lock: Lockstep, diffs: list[Difference]) -> Figure:
             for s in lock.sides
         )
     )
+    telling = [d for d in diffs if any(d.values)][:2]  # a metric that is 0 on every side says nothing
     notes = tuple(
-        "; ".join(d.texts) if d.metric.arrow else f"{d.metric.label}: {'; '.join(d.texts)}" for d in diffs[:2]
+        "; ".join(d.texts) if d.metric.arrow else f"{d.metric.label}: {'; '.join(d.texts)}" for d in telling
     )
     return Figure(
         f"{sim.scenario.title or sim.scenario.name}",
