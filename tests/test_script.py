@@ -62,7 +62,7 @@ def schedule(text: str, until_ns: int) -> dict[str, list[tuple[float, float]]]:
 @pytest.mark.parametrize("policy", list(POLICIES))
 def test_a_mutex_orders_two_pinned_tasks_under_every_policy(policy: str) -> None:
     # A takes m first (spawned first), holds it 3 ms; B, blocked on m, runs when A unlocks. Each then
-    # sleeps 10 ms (to the next 1 ms tick), and whoever finds m held waits for the other's unlock.
+    # sleeps 10 ms, and whoever finds m held waits for the other's unlock.
     text = HEAD.format(duration=1, cpus=2, policy=policy)
     text += task("A", '{lock="m"}, {run_us=3000}, {unlock="m"}, {sleep_us=10000}', cpu=0)
     text += task("B", '{lock="m"}, {run_us=1000}, {unlock="m"}, {sleep_us=10000}', cpu=1)
@@ -125,6 +125,8 @@ def test_a_script_that_lets_no_time_pass_is_refused() -> None:
     text = HEAD.format(duration=1, cpus=1, policy="o1") + task("X", '{lock="m"}, {unlock="m"}')
     with pytest.raises(ScenarioError, match="without time passing"):
         parse_scenario(text, "x.toml")
+    with pytest.raises(ScenarioError, match="without time passing"):  # usleep(0) returns at once
+        parse_scenario(HEAD.format(duration=1, cpus=1, policy="o1") + task("X", "{sleep_us=0}, {yield=true}"))
     for bad, says in [
         ("{jump=1}", "allowed: run_us"),
         ("{run_us=0}", "run_us"),

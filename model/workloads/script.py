@@ -119,7 +119,8 @@ class Scripts:
                 timer.t_next_ns += step.period_ns
                 now = m.now_ns
                 if now < timer.t_next_ns:
-                    # SIMPLIFICATION: the model's timers fire at a tick (Nanosleep); rt-app's are hrtimers.
+                    # rt-app: clock_nanosleep(TIMER_ABSTIME) to t_next; it ends when due with
+                    # machine.hrtimers (the default), on the first tick after it without.
                     yield Nanosleep(timer.t_next_ns - now)
                 elif not timer.absolute:
                     timer.t_next_ns = now  # late: a relative timer restarts from now
