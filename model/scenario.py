@@ -19,6 +19,7 @@ from typing import Any
 
 from model import resource_root
 from model.sched import POLICIES, TUNABLES
+from model.script_steps import Script, parse_script
 from model.snapshot import Value
 
 RESOURCES = resource_root()  # resources/ in the source tree, package data when installed
@@ -30,9 +31,14 @@ class ScenarioError(ValueError):
 
 
 def _spec(
-    default: Any, doc: str, lo: float | None = None, hi: float | None = None, choices: Any = None
+    default: Any,
+    doc: str,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: Any = None,
+    parse: Any = None,
 ) -> Any:
-    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices}
+    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices, "parse": parse}
     return field(default=default, metadata=meta)
 
 
@@ -42,6 +48,11 @@ class MachineSpec:
     hz: int = _spec(250, "scheduler tick rate (CONFIG_HZ)", choices=(100, 250, 300, 1000))
     context_switch_ns: int = _spec(5_000, "CPU cost of one context switch", 0, 1_000_000)
     syscall_ns: int = _spec(3_000, "CPU cost of one sched_yield() that does not switch", 0, 1_000_000)
+    hrtimers: bool = _spec(
+        True,
+        "high-resolution timers (CONFIG_HIGH_RES_TIMERS, x86 from 2.6.21): a sleep ends when due and "
+        "usleep(0) returns at once; false: sleeps end on a tick",
+    )
 
 
 def _default_tunables() -> tuple[tuple[str, int], ...]:
@@ -131,13 +142,15 @@ class XmitSpec:
 
 @dataclass(frozen=True)
 class IperfSpec:
-    enabled: bool = _spec(False, "run iperf 2.0.2")
+    enabled: bool = _spec(False, "run iperf (2.0.2's client or 2.0.4's server)")
     mode: str = _spec(
         "client", "client: send through the TCP send path; server: receive", choices=("client", "server")
     )
     recv_ns_per_kb: int = _spec(250, "server: CPU per KB read from the socket", 0, 1_000_000)
     thread_rest: str = _spec(
-        "sched_yield", "thread_rest() build", choices=("usleep0", "sched_yield", "fixed")
+        "sched_yield",
+        "thread_rest() build (the server: fixed is Ingo's reporter, 10 ms sleeps; the others 2.0.4's)",
+        choices=("usleep0", "sched_yield", "fixed"),
     )
     loop_ns: int = _spec(
         500_000, "CPU per pass of the data loop: gettimeofday + 8 KB write()", 1_000, 100_000_000
@@ -151,7 +164,7 @@ class IperfSpec:
     cpu: int = _spec(-1, "pin both threads to this CPU (-1: not pinned)", -1, 63)
 
 
-TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer", "sender")
+TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer", "sender", "script")
 SYNC_KINDS = ("condvar", "sched_yield", "usleep0")
 
 
@@ -170,6 +183,9 @@ class TaskSpec:
     sync: str = _spec("condvar", "producer/consumer: how the consumer waits", choices=SYNC_KINDS)
     slots: int = _spec(64, "producer/consumer: channel capacity", 1, 1_000_000)
     priority: int = _spec(0, "sender: skb->priority (the prio qdisc maps it to a band)", 0, 15)
+    script: Script = _spec(  # noqa: RUF009 (a Script is frozen: one default shared by all is safe)
+        Script(), "script: its steps, loop and delay_us (model.script_steps)", parse=parse_script
+    )
 
 
 @dataclass(frozen=True)
@@ -250,6 +266,7 @@ class KeySpec:
     lo: int | float | None = None  # int where the key is an int: a compiled float field would make 1 into 1.0
     hi: int | float | None = None
     choices: tuple[Any, ...] | None = None
+    parse: Any = None  # a value with a structure of its own (a task's script): parsed and checked by this
 
     @property
     def type(self) -> type:
@@ -309,6 +326,11 @@ def _specs_of(spec: type, section: str) -> dict[str, KeySpec]:
 
 
 def _coerce(f: KeySpec, value: Any, key: str, where: str) -> Any:
+    if f.parse is not None:
+        try:
+            return f.parse(value)
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: {key}: {exc}") from None
     want = f.type
     bad = f"{where}: {key} = {value!r} is not allowed; allowed: {_allowed(f)}"
     if want is bool:

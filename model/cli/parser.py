@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
+from model.cli.tool_args import add_tool_commands
+
 
 class UsageError(Exception):
     """Bad command-line input; the message is one line naming what is wrong and what is allowed."""
@@ -44,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--at", type=float, default=2.0, metavar="S", help="simulated time of the picture")
     export.add_argument("--size", default="1600x1000", metavar="WxH")
     _add_common(export)
+    add_tool_commands(sub)
     return p
 
 
