@@ -126,13 +126,15 @@ def _check(raw: Mapping[str, Any], where: str) -> Check:
         raise LessonError(
             f"{where}: unknown check key {sorted(unknown)[0]!r}; allowed: {', '.join(sorted(known))}"
         )
+    if not raw.get("claim") or not raw.get("kind"):
+        raise LessonError(
+            f"{where}: every check says which claim it backs and its kind (claim = ..., kind = ...)"
+        )
     check = Check(**raw)
     if check.kind not in CHECK_KINDS:
         raise LessonError(f"{where}: kind {check.kind!r}; allowed: {', '.join(CHECK_KINDS)}")
     if check.kind == "compare" and check.op not in OPS:
         raise LessonError(f"{where}: op {check.op!r}; allowed: {', '.join(OPS)}")
-    if not check.claim:
-        raise LessonError(f"{where}: every check says which claim it backs (claim = ...)")
     return check
 
 

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 import model
-from gui.main_window import MainWindow, last_story, stage_heights
+from gui.draw.layout_plan import plan_layout
+from gui.main_window import MainWindow, last_story
 from gui.panels.controls import why_disabled
 from gui.panels.status import status_text
 from gui.panels.time_controls import format_sim_time, slider_to_speed, speed_label, speed_to_slider
@@ -561,7 +562,11 @@ def test_the_panel_behind_a_tab_catches_up_when_brought_to_the_front(make_window
     assert rendered == [last.t_ns]  # shown: the latest snapshot at once
 
 
-def test_stage_heights_keep_every_lane_in_a_short_window() -> None:
-    assert stage_heights(378, True) == [220, 380, 300]  # tall enough: the usual split
-    lanes, middle, graphs = stage_heights(378, True, total=618, lanes_min=226)
-    assert (lanes, lanes + middle + graphs) == (226, 618) and middle > graphs > 0
+def test_the_layout_plan_keeps_every_lane_in_a_short_window() -> None:
+    tall = plan_layout(1920, 980, lanes_needed=120, lanes_hint=378, qdisc=True)
+    assert tall.wide and tall.stacked and tall.lanes_h == 220  # the usual ceiling over a qdisc
+    assert tall.lanes_h + sum(tall.lower) == 980
+    short = plan_layout(1280, 600, lanes_needed=226, lanes_hint=378, qdisc=True)
+    assert not short.wide and not short.stacked
+    assert short.lanes_h == 226  # every CPU's lane, though it is more than the short window's share
+    assert sum(short.lower) == short.columns[1] and min(short.lower) > 0

@@ -36,7 +36,7 @@ def straight(name: str, commands: list[tuple[int, str, int | str]], to_ns: int) 
     return sim
 
 
-def build(name: str):  # noqa: ANN201
+def build(name: str):
     scenario = load_scenario(name)
     return lambda: Simulation(scenario, sample_ns=5 * MS, keep_rows=512)
 

@@ -149,7 +149,8 @@ class CpuLanesPanel(SnapshotPanel):
         """Where the strip ends: now, or earlier when panned into the past."""
         return max(self._now_ns - self._offset_ns, 0)
 
-    def _kept_ns(self) -> int:
+    @property
+    def kept_ns(self) -> int:
         """How much of the past the lanes keep: enough to pan back ``MAX_PAN_WINDOWS`` windows."""
         return (MAX_PAN_WINDOWS + 2) * self.window_ns
 
@@ -189,7 +190,7 @@ class CpuLanesPanel(SnapshotPanel):
         while len(self.lanes) < len(snapshot.cpus):
             self.lanes.append(LaneHistory())
         del self.lanes[len(snapshot.cpus) :]
-        counted = self._ingest(snapshot.events, now - self._kept_ns())
+        counted = self._ingest(snapshot.events, now - self.kept_ns)
         if self._last_t is not None and now > self._last_t:
             dt = now - self._last_t
             keep = math.exp(-dt / self._auto_window_ns)
@@ -201,7 +202,7 @@ class CpuLanesPanel(SnapshotPanel):
                 lane.open_code, lane.open_start = cpu.curr_tid, now if self._last_t is None else self._last_t
             elif lane.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
                 lane.switch(now, cpu.curr_tid, lane.open_code, self._quantum())
-            lane.prune(now - self._kept_ns())
+            lane.prune(now - self.kept_ns)
         self._cpus, self._now_ns, self._last_t = snapshot.cpus, now, now
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
         self._relayout()
