@@ -59,7 +59,7 @@ def test_a_live_change_samples_the_anchor_row_and_the_interval_figures_match_the
     assert whole.bandwidth_mbps == pytest.approx(summary["bandwidth_mbps"], rel=1e-12)
     for task, share in zip(snap.tasks, whole.task_share, strict=True):
         assert share == pytest.approx(summary["threads"][task.name]["share"], rel=1e-12)
-    assert whole.switches_per_s == pytest.approx(summary["context_switches_per_s"], rel=1e-12)
+    assert whole.switches_per_s == pytest.approx(summary["system_context_switches_per_s"], rel=1e-12)
     for cpu, hard, soft, busy in zip(
         summary["cpus"], whole.cpu_hardirq, whole.cpu_softirq, whole.cpu_busy, strict=True
     ):

@@ -19,7 +19,8 @@ def _on(cpu: int, cpus: int) -> int:
 
 
 def with_cpus(scenario: Scenario, cpus: int) -> Scenario:
-    """``scenario`` on ``cpus`` CPUs, its CPU-bound settings and tasks moved onto CPUs that exist."""
+    """``scenario`` on ``cpus`` CPUs, its CPU-bound settings and tasks moved onto CPUs that exist. A
+    count the scenario loader refuses raises its ``ScenarioError`` (one line: what is allowed)."""
     old = scenario.machine.cpus
     irq = tuple(dict.fromkeys(_on(c, cpus) for c in scenario.net.irq_cpus))
     tasks = []
@@ -35,13 +36,14 @@ def with_cpus(scenario: Scenario, cpus: int) -> Scenario:
     iperf = scenario.iperf
     if iperf.cpu >= cpus:
         iperf = dataclasses.replace(iperf, cpu=cpus - 1)
-    return dataclasses.replace(
+    resized = dataclasses.replace(
         scenario,
         machine=dataclasses.replace(scenario.machine, cpus=cpus),
         net=dataclasses.replace(scenario.net, irq_cpus=irq),
         iperf=iperf,
         tasks=tuple(tasks),
     )
+    return resized.with_overrides({"machine.cpus": cpus})  # the loader's own checks of the result
 
 
 def cpu_note(scenario: Scenario) -> str:
