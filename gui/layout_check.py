@@ -233,13 +233,22 @@ def problems(window: QWidget, screen: tuple[int, int]) -> list[str]:
 
 
 def build(
-    story: str, size: tuple[int, int], mode: str, cpus: int | None, at_s: float, settings_dir: str
+    story: str,
+    size: tuple[int, int] | None,
+    mode: str,
+    cpus: int | None,
+    at_s: float,
+    settings_dir: str,
+    play_s: float = 0.0,
 ) -> Any:
-    """A window on ``story`` (with ``cpus`` CPUs), fitted to ``size``, played to ``at_s``."""
+    """A window on ``story`` (with ``cpus`` CPUs), resized to ``size`` (None: as it opens, fitted to its
+    screen), run to ``at_s`` simulated seconds, then played at Normal speed for ``play_s`` seconds of
+    wall time, frame by frame as the timer would (so that the graphs have moved as a class sees them)."""
     from PySide6.QtCore import QSettings
 
     from gui.app import play_to
     from gui.main_window import MainWindow
+    from gui.playback import SPEED_PRESETS
     from model.scenario import load_scenario
 
     scenario = load_scenario(story)
@@ -248,11 +257,33 @@ def build(
     window = MainWindow(scenario, settings=settings, use_timer=False)
     if cpus is not None and cpus != scenario.machine.cpus:
         window.controls.cpus_spin.setValue(cpus)
-    window.resize(*size)
+    if size is not None:
+        window.resize(*size)
     window.show()
     play_to(window, round(at_s * 1e9))
+    if play_s > 0:
+        pb = window.playback
+        pb.set_speed(SPEED_PRESETS["Normal"])
+        pb.play()
+        for i in range(round(play_s * 60)):
+            pb.tick(1 / 60)
+            if i % 30 == 0:
+                QApplication.processEvents()
+        pb.pause()
     QApplication.processEvents()
     return window
+
+
+def screen_config(size: tuple[int, int], dpr: float, folder: str) -> str:
+    """An offscreen platform with one screen of ``size`` device pixels at device pixel ratio ``dpr``
+    (Qt's scale factor): its logical size is ``size / dpr``. Set before the application starts."""
+    path = Path(folder) / "screen.json"
+    path.write_text(
+        '{"screens": [{"name": "classroom", "x": 0, "y": 0, '
+        f'"width": {size[0]}, "height": {size[1]}, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}}]}}'
+    )
+    os.environ["QT_SCALE_FACTOR"] = f"{dpr:g}"
+    return f"offscreen:configfile={path}"
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -266,26 +297,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", action="append", help="WxH (default: 1280x720, 1366x768, 1920x1080)")
     parser.add_argument("--mode", action="append", help="standard, projector, large (default: all)")
     parser.add_argument("--cpus", type=int, action="append", help="CPU counts to try (default: the story's)")
-    parser.add_argument("--at", type=float, default=1.0)
+    parser.add_argument("--at", type=float, default=1.0, help="simulated seconds run before the shot")
+    parser.add_argument("--play", type=float, default=0.0, help="then wall seconds played at Normal speed")
+    parser.add_argument(
+        "--screen",
+        action="store_true",
+        help="one --size: make it the screen (device pixels) and let the window fit itself to it",
+    )
+    parser.add_argument("--dpr", type=float, default=1.0, help="with --screen: device pixel ratio")
     parser.add_argument("stories", nargs="*")
     args = parser.parse_args(argv)
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    app = QApplication.instance() or QApplication(["layout_check"])
-    from model.scenario import builtin_names
-
     sizes = [_size(s) for s in args.size] if args.size else list(SIZES)
+    if args.screen and len(sizes) != 1:
+        parser.error("--screen takes exactly one --size")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
+        if args.screen:
+            os.environ["QT_QPA_PLATFORM"] = screen_config(sizes[0], args.dpr, tmp)
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = QApplication.instance() or QApplication(["layout_check"])
+        from model.scenario import builtin_names
+
         for story in args.stories or builtin_names():
             for mode in args.mode or ["standard", "projector", "large"]:
                 for cpus in args.cpus or [None]:
                     for size in sizes:
-                        w: Any = build(story, size, mode, cpus, args.at, tmp)
+                        w: Any = build(
+                            story, None if args.screen else size, mode, cpus, args.at, tmp, args.play
+                        )
+                        screen = w.screen().availableGeometry()
+                        logical = (screen.width(), screen.height()) if args.screen else size
                         tag = f"{story}-{size[0]}x{size[1]}-{mode}" + (f"-{cpus}cpu" if cpus else "")
+                        tag += f"-dpr{args.dpr:g}" if args.screen and args.dpr != 1 else ""
                         w.grab().save(str(out / f"{tag}.png"))
-                        found = problems(w, size)
+                        found = problems(w, logical)
+                        if args.screen and (w.width() < 0.85 * logical[0] or w.height() < 0.85 * logical[1]):
+                            found.append(
+                                f"window {w.width()}x{w.height()} does not fill the screen {logical}"
+                            )
                         bad += bool(found)
                         print(f"{tag}: {'ok' if not found else f'{len(found)} problems'}")
                         for line in found:

@@ -595,8 +595,8 @@ class MainWindow(QMainWindow):
         if screen is None:
             self.resize(*DEFAULT_SIZE)
             return
-        w = min(round(screen.width() * SCREEN_FILL), max(DEFAULT_SIZE[0], round(screen.width() * 0.8)))
-        h = min(round(screen.height() * SCREEN_FILL), max(DEFAULT_SIZE[1], round(screen.height() * 0.8)))
+        # Most of the screen, whatever its size: a classroom reads the window from the back of the room.
+        w, h = round(screen.width() * SCREEN_FILL), round(screen.height() * SCREEN_FILL)
         self.resize(min(w, screen.width()), min(h, screen.height()))
         self.move(screen.center() - self.rect().center())
 

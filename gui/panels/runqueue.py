@@ -84,6 +84,7 @@ class RunqueuePanel(SnapshotPanel):
     def __init__(self, parent: QWidget | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
         self.setMinimumSize(480, 160)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself
         self._clock = clock
         family = self.font().family()
         self._fonts = [QFont(family, 11), QFont(family, 11), QFont(family, 13)]
@@ -325,7 +326,8 @@ class RunqueuePanel(SnapshotPanel):
                 ld.label_rect = None
                 continue
             ld.label_rect = free_spot(ring, size, bounds, [ring, *(t for t in taken if t != ld.to_rect)])
-            taken.append(ld.label_rect)
+            if ld.label_rect is not None:
+                taken.append(ld.label_rect)
 
     # ---- input --------------------------------------------------------------------------------------
 

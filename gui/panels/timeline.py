@@ -41,6 +41,7 @@ class TimelineBar(QWidget):
     def __init__(self, parent: QWidget | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
         self._clock = clock
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself
         self.now_ns = 0
         self.reach_ns = 0
         self.toggles: tuple[int, ...] = ()
