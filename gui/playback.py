@@ -100,7 +100,7 @@ class Playback(QObject):
 
     snapshot_ready = Signal(object)  # Snapshot
     restarted = Signal(object)  # the Scenario of a new run: panels forget their history
-    landed = Signal(int)  # the run was rebuilt at t_ns (back, scrub): panels forget their history
+    landed = Signal(object)  # t_ns the run was rebuilt at (back, scrub; past 2^31): panels forget history
     error = Signal(str)  # a one-line message for a dialog
     playing_changed = Signal(bool)
     speed_changed = Signal(float)

@@ -130,3 +130,15 @@ def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
     assert spacing_for(1e11, 0) == 8_000_000_000
     half_an_hour = 1800 * 10**9
     assert half_an_hour // spacing_for(1e10, half_an_hour) < MAX_RUNGS
+
+
+def test_the_window_lands_past_two_seconds_of_nanoseconds(qtbot) -> None:
+    """Simulated instants past 2^31 ns travel through the landing and scrubbing signals whole."""
+    from gui.playback import Playback
+
+    pb = Playback(load_scenario("cfs-yield-2007"), use_timer=False)
+    pb.advance_to(3000 * MS)
+    with qtbot.waitSignal(pb.landed) as blocker:
+        snap = pb.seek(2_500_000_000)
+    assert snap is not None and snap.t_ns == blocker.args[0] == 2_500_000_000
+    pb.stop()

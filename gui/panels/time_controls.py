@@ -78,7 +78,7 @@ class TimeControls(QWidget):
     step_requested = Signal()
     back_event_requested = Signal()
     back_second_requested = Signal()
-    seek_requested = Signal(int)
+    seek_requested = Signal(object)  # t_ns: beyond a 32-bit int after 2.1 s
     to_start_requested = Signal()
     to_end_requested = Signal()
     reset_requested = Signal()

@@ -36,7 +36,7 @@ def time_at(x: float, reach_ns: int, left: float, width: float) -> int:
 
 
 class TimelineBar(QWidget):
-    seek_requested = Signal(int)
+    seek_requested = Signal(object)  # t_ns: beyond a 32-bit int after 2.1 s
 
     def __init__(self, parent: QWidget | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
