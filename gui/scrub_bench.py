@@ -5,7 +5,8 @@ Each story is played to ``--seconds`` of simulated time (10: a lesson's stretch)
 with a toggle of its live setting half-way (so that landings replay a recorded setting), and the
 recording's checkpoints are refilled as the idle timer would. Then the playback lands at ``--points``
 instants spread over the run, each just before a rung (the longest replay) and in between, in an order
-that jumps back and forth; each landing builds the snapshot the window would show. Target: at most
+that jumps back and forth, with ``REFILL_S`` of refilling between two landings; each landing builds
+the snapshot the window would show. Target: at most
 0.3 s to land anywhere.
 """
 
@@ -18,6 +19,7 @@ import sys
 import time
 
 TARGET_S = 0.3
+REFILL_S = 1.0  # wall time the idle timer gets between two landings (a class scrubs, looks, scrubs again)
 TOGGLES = {  # a live setting each story turns half-way
     "cfs-yield-2007": ("sched.compat_yield", 1),
     "qdisc-fairness-2011": ("qdisc.exit_rule", "quota"),
@@ -48,7 +50,8 @@ def bench(story: str, seconds: float, points: int) -> list[float]:
         snap = pb.seek(t)
         times.append(time.perf_counter() - start)
         assert snap is not None and snap.t_ns == t, (t, snap.t_ns if snap else None)
-        while pb.work(0.05):  # between landings the timer refills what the landing took
+        until = time.perf_counter() + REFILL_S  # between landings the idle timer refills for a while
+        while time.perf_counter() < until and pb.work(0.01):
             pass
     pb.stop()
     return times
@@ -57,7 +60,7 @@ def bench(story: str, seconds: float, points: int) -> list[float]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m gui.scrub_bench", description=__doc__.split("\n")[0])
     p.add_argument("--seconds", type=float, default=10.0, help="simulated seconds recorded")
-    p.add_argument("--points", type=int, default=40, help="landings per story")
+    p.add_argument("--points", type=int, default=24, help="landings per story")
     p.add_argument("stories", nargs="*")
     args = p.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
