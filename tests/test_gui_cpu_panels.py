@@ -426,3 +426,10 @@ def test_eevdf_lanes_and_tags_are_the_views_own(rq_panel: RunqueuePanel) -> None
     assert tags == {1: [], 2: [], 3: ["runs next"]}
     rects = rq_panel.scene.rects
     assert rects[(0, 1)].top() > rects[(0, 2)].bottom()  # the running entry sits in the ineligible lane
+
+
+def test_lane_ticks_read_round_instants_in_the_steps_unit() -> None:
+    assert fmt.tick_label(2_345_000_000, 5_000_000) == "2345 ms"  # not "2.35 s" for two ticks
+    assert fmt.tick_label(1_500_000, 500_000) == "1500 µs"
+    assert fmt.tick_label(2_500_000_000, 500_000_000) == "2500 ms"
+    assert fmt.tick_label(3_000_000_000, 1_000_000_000) == "3 s"

@@ -11,6 +11,18 @@ def _num(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".") if abs(v) >= 10 else f"{v:.2f}".rstrip("0").rstrip(".")
 
 
+def tick_label(t_ns: int, step_ns: int) -> str:
+    """An axis tick at instant ``t_ns`` on ticks ``step_ns`` apart, in the step's unit with as many
+    decimals as the step needs: ticks 5 ms apart at 2.345 s read "2345 ms", not "2.35 s" twice."""
+    for unit, name in ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "µs"), (1, "ns")):
+        if step_ns >= unit or unit == 1:
+            decimals = 0
+            while decimals < 3 and round(step_ns / unit, decimals) != step_ns / unit:
+                decimals += 1
+            return f"{t_ns / unit:.{decimals}f} {name}"
+    raise AssertionError("unreachable")
+
+
 def format_duration(ns: float) -> str:
     """A duration in the unit a class reads best: "500 µs", "2.5 ms", "1.2 s"."""
     a = abs(ns)

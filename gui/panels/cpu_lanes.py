@@ -34,7 +34,7 @@ from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
-from gui.draw.formats import exact_duration, exact_time, format_duration, nice_step
+from gui.draw.formats import exact_duration, exact_time, format_duration, nice_step, tick_label
 from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, time_to_x, yield_columns
 from gui.panels.base import SnapshotPanel
 from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
@@ -431,7 +431,9 @@ class CpuLanesPanel(SnapshotPanel):
         while t >= end - win:
             x = time_to_x(t, end, win, x0, strip_w)
             p.drawLine(QPointF(x, y), QPointF(x, y + 5))
-            text = "now" if t == now else "−" + format_duration(now - t)
+            # Ticks sit at round instants and move with the strip: their labels are those instants
+            # (the run's time, as the graphs' axes have it), round numbers whatever now is.
+            text = "now" if t == now else tick_label(t, step)
             tw = fm.horizontalAdvance(text)
             left = min(max(x - tw / 2, x0), x0 + strip_w - tw)
             if left + tw + 8 <= free_right:

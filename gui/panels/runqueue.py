@@ -208,6 +208,9 @@ class RunqueuePanel(SnapshotPanel):
             )
             if not moved and ld.label_rect is not None and ld.to_rect is not None and now is not None:
                 ld.label_rect.translate(now.topLeft() - ld.to_rect.topLeft())  # keeps its place by the ring
+                bounds = self.scene.section_rects.get(ld.section)
+                if bounds is not None and not bounds.contains(ld.label_rect):  # pushed out of its section
+                    ld.label_rect = None  # the ring says it; a new landing places a label again
             ld.to_rect = None if moved else now
 
     def resizeEvent(self, event: object) -> None:
