@@ -48,6 +48,7 @@ from gui.panels.runqueue import RunqueuePanel
 from gui.panels.status import StatusLine
 from gui.panels.time_controls import TimeControls
 from gui.playback import Playback
+from gui.video_dialog import video_dialog
 from model.scenario import Scenario, ScenarioError, builtin_names, load_scenario
 from model.snapshot import Snapshot
 
@@ -227,6 +228,7 @@ class MainWindow(QMainWindow):
             file_menu, "Open scenario…", QKeySequence.StandardKey.Open, self.open_scenario_dialog
         )
         self._menu_action(file_menu, "Export…", "Ctrl+Shift+S", self.export_dialog)
+        self._menu_action(file_menu, "Export video…", "Ctrl+Shift+V", lambda: video_dialog(self))
         file_menu.addSeparator()
         self._menu_action(file_menu, "Quit", "Ctrl+Q", self.close)
         play_menu = bar.addMenu("&Playback")
