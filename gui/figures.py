@@ -91,7 +91,7 @@ def png_bytes(widget: QWidget, options: FigureOptions) -> bytes:
     image.setDotsPerMeterY(dots_per_metre)
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, b"PNG"):
+    if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  # PySide6 takes str
         raise FigureError("the PNG could not be made")
     return bytes(buffer.data().data())
 
