@@ -175,9 +175,10 @@ def _video(args: argparse.Namespace) -> int:
     previous_handler = _quiet_offscreen_warning()
     try:
         _application()
+        from gui.main_window import MainWindow
         from gui.video import run_video
 
-        return run_video(args, scenario, size)
+        return run_video(args, scenario, size, MainWindow)
     finally:
         from PySide6.QtCore import qInstallMessageHandler
 

@@ -217,17 +217,18 @@ def grab_rgb(window: Any, size: tuple[int, int]) -> np.ndarray:
 
 
 @contextmanager
-def offscreen_window(scenario: Scenario, seed: int | None, size: tuple[int, int]) -> Iterator[Any]:
-    """A MainWindow laid out offscreen at ``size`` with throwaway settings (the user's are untouched)."""
+def offscreen_window(
+    window_class: Any, scenario: Scenario, seed: int | None, size: tuple[int, int]
+) -> Iterator[Any]:
+    """A window (``gui.main_window.MainWindow``, passed in: this module sits below it) laid out
+    offscreen at ``size`` with throwaway settings (the user's are untouched)."""
     from PySide6.QtCore import QEvent, QSettings, Qt
     from PySide6.QtWidgets import QApplication
-
-    from gui.main_window import MainWindow
 
     app = QApplication.instance()
     with tempfile.TemporaryDirectory(prefix="schedlab-video-") as tmp:
         settings = QSettings(str(Path(tmp) / "video.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(scenario, seed=seed, settings=settings, use_timer=False)
+        window = window_class(scenario, seed=seed, settings=settings, use_timer=False)
         try:
             least = window.minimumSizeHint()
             if size[0] < least.width() or size[1] < least.height():
@@ -246,8 +247,9 @@ def offscreen_window(scenario: Scenario, seed: int | None, size: tuple[int, int]
                 app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-def run_video(args: argparse.Namespace, scenario: Scenario, size: tuple[int, int]) -> int:
-    """``schedlab video``: the headless command (``gui.app`` parses the scenario and size)."""
+def run_video(args: argparse.Namespace, scenario: Scenario, size: tuple[int, int], window_class: Any) -> int:
+    """``schedlab video``: the headless command (``gui.app`` parses the scenario and size and names the
+    window class)."""
     from model.cli.progress import Progress
 
     duration_s = scenario.duration_s
@@ -256,7 +258,7 @@ def run_video(args: argparse.Namespace, scenario: Scenario, size: tuple[int, int
     check_spec(spec, duration_s)
     out = Path(args.out)
     check_out(out)
-    with offscreen_window(scenario, args.seed, size) as window:
+    with offscreen_window(window_class, scenario, args.seed, size) as window:
         bar = Progress(f"video {out.name}", spec.frames, " frames", enabled=True if args.progress else None)
 
         def progress(done: int, _total: int) -> bool:

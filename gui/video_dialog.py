@@ -145,7 +145,7 @@ def export_video(window: Any, spec: VideoSpec, out: Path) -> bool:
         return not dialog.wasCanceled()
 
     try:
-        with offscreen_window(scenario, window.playback.seed, spec.size) as copy:
+        with offscreen_window(type(window), scenario, window.playback.seed, spec.size) as copy:
             frames = render(copy, spec, out, progress)
     except VideoCancelled:
         window.statusBar().showMessage("Video cancelled; nothing written", 5000)
