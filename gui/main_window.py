@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from gui import keys  # pyside_fix: before any signal is emitted
 from gui.compare_dialog import compare_dialog
+from gui.data_export import data_dialog
 from gui.draw import theme
 from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.draw.layout_plan import Plan, plan_layout
@@ -230,6 +231,7 @@ class MainWindow(QMainWindow):
         )
         self._menu_action(file_menu, "Export…", "Ctrl+Shift+S", self.export_dialog)
         self._menu_action(file_menu, "Export video…", "Ctrl+Shift+V", lambda: video_dialog(self))
+        self._menu_action(file_menu, "Export data (CSV, JSON)…", "Ctrl+Shift+D", lambda: data_dialog(self))
         self._menu_action(file_menu, "Compare…", "Ctrl+Shift+C", lambda: compare_dialog(self))
         file_menu.addSeparator()
         self._menu_action(file_menu, "Quit", "Ctrl+Q", self.close)
