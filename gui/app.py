@@ -168,10 +168,29 @@ def play_to(window: Any, at_ns: int) -> None:
             raise ScenarioError(f"the simulation stopped at t = {sim.now_ns / 1e9:.6f} s")
 
 
+def _video(args: argparse.Namespace) -> int:
+    scenario = build_scenario(args.scenario, args.set)
+    size = parse_size(args.size)
+    _ensure_platform(headless=True)
+    previous_handler = _quiet_offscreen_warning()
+    try:
+        _application()
+        from gui.main_window import MainWindow
+        from gui.video import run_video
+
+        return run_video(args, scenario, size, MainWindow)
+    finally:
+        from PySide6.QtCore import qInstallMessageHandler
+
+        qInstallMessageHandler(previous_handler)
+
+
 def main(args: argparse.Namespace) -> int:
     """The window's commands, as ``model.cli`` parsed them: ``export``, else ``gui``."""
     if args.command == "export":
         return run_export(args)
+    if args.command == "video":
+        return _video(args)
     return run_gui(args)
 
 

@@ -46,6 +46,26 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--at", type=float, default=2.0, metavar="S", help="simulated time of the picture")
     export.add_argument("--size", default="1600x1000", metavar="WxH")
     _add_common(export)
+    video = sub.add_parser("video", help="render a run to MP4 or GIF frame by frame, headless")
+    video.add_argument("scenario")
+    video.add_argument("--out", required=True, metavar="FILE.mp4|FILE.gif")
+    video.add_argument(
+        "--from", dest="t_from", type=float, default=0.0, metavar="S", help="start (simulated s)"
+    )
+    video.add_argument(
+        "--to", dest="t_to", type=float, default=None, metavar="S", help="end (default: the end)"
+    )
+    video.add_argument(
+        "--speed",
+        type=float,
+        default=0.01,
+        metavar="X",
+        help="simulated s per video s (default 0.01, Normal)",
+    )
+    video.add_argument("--fps", type=int, default=30, metavar="N", help="frames per second (default 30)")
+    video.add_argument("--size", default="1280x720", metavar="WxH")
+    video.add_argument("--progress", action="store_true", help="show progress even when not a terminal")
+    _add_common(video)
     add_tool_commands(sub)
     return p
 
