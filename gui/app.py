@@ -4,24 +4,31 @@
 ``gui`` opens the window on the named scenario (or the last story, else the 2007 one) and starts
 playing. ``export`` is headless: it builds the scenario like ``schedlab run``, runs the model to
 ``--at`` seconds (the last stretch frame by frame at Normal speed, so the lanes have their recent
-past), lays the window out at ``--size`` offscreen and writes PNG or SVG. Errors are ``ScenarioError``
-with a one-line message; the CLI prints it and exits 2. ``model.cli`` parses the command line and
-hands these commands here; ``schedlab-gui`` (the desktop entry's program) is ``schedlab gui``.
+past), lays the window out at ``--size`` offscreen and writes PNG or SVG. Every option and the output
+path are checked before the run (``--at`` within ``scenario.duration_s``'s range); errors are
+``ScenarioError`` with a one-line message; the CLI prints it and exits 2. ``model.cli`` parses the
+command line and hands these commands here; ``schedlab-gui`` (the desktop entry's program) is
+``schedlab gui``. Ctrl-C in the terminal closes the window as its Quit does and exits with 130.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import signal
+import socket
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from model import resource_root
-from model.cli import build_scenario
+from model.cli import EXIT_INTERRUPTED
 from model.cli import main as cli_main
-from model.scenario import Scenario, ScenarioError
+from model.cli.runs import build_scenario, checked_seed, input_files
+from model.keyspec import shown
+from model.scenario import Scenario, ScenarioError, option_value
 
 ICON_FILES = ("schedlab.svg", "schedlab-256.png")  # in resources/icons/; the PNG where SVG cannot load
 EXPORT_LEAD_NS = 20_000_000  # the last 20 ms before --at are played frame by frame: 2 s at Normal
@@ -76,12 +83,12 @@ def app_icon() -> Any:
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    w, x, h = text.lower().partition("x")
-    if not x or not w.isdigit() or not h.isdigit():
-        raise ScenarioError(f"--size {text!r}: expected WxH in pixels, e.g. --size 1600x1000")
-    width, height = int(w), int(h)
+    m = re.fullmatch(r"([0-9]{1,6})[xX]([0-9]{1,6})", text)
+    if m is None:
+        raise ScenarioError(f"--size {shown(text)}: expected WxH in pixels, e.g. --size 1600x1000")
+    width, height = int(m[1]), int(m[2])
     if not (320 <= width <= 8192 and 240 <= height <= 8192):
-        raise ScenarioError(f"--size {text!r}: allowed 320x240 .. 8192x8192")
+        raise ScenarioError(f"--size {shown(text)}: allowed 320x240 .. 8192x8192")
     return width, height
 
 
@@ -102,29 +109,61 @@ def run_gui(args: argparse.Namespace) -> int:
     window = MainWindow(scenario, settings=settings, source=source)
     window.show()
     window.playback.play()
+    _close_on_ctrl_c(app)
     return int(app.exec())
 
 
+def _close_on_ctrl_c(app: Any) -> None:
+    """Ctrl-C closes every window (so that each saves its state, as Quit does) and exits with 130.
+
+    Qt's event loop holds the interpreter while it waits; the signal's wake-up byte on a socket that
+    Qt watches brings it back into Python, where the handler runs."""
+    from PySide6.QtCore import QSocketNotifier
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    signal.set_wakeup_fd(writer.fileno())
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
+    notifier.activated.connect(lambda *_: reader.recv(64))
+
+    def on_ctrl_c(_signum: int, _frame: object) -> None:
+        for widget in app.topLevelWidgets():
+            widget.close()
+        app.exit(EXIT_INTERRUPTED)
+
+    signal.signal(signal.SIGINT, on_ctrl_c)
+    app._ctrl_c = (reader, writer, notifier)  # kept alive with the application
+
+
 def run_export(args: argparse.Namespace) -> int:
+    seed = checked_seed(args.seed)
+    at_s = float(option_value("--at", args.at, "scenario.duration_s", lo=0.0))
     scenario = build_scenario(args.scenario, args.set)
-    if args.at < 0:
-        raise ScenarioError(f"--at {args.at}: must be >= 0 seconds")
     width, height = parse_size(args.size)
     _ensure_platform(headless=True)
     from gui.export import check_path
 
-    out = args.out
-    check_path(Path(out))  # fail before the run, not after it
+    what = f"--out {args.out}"
+    out = check_path(args.out, what=what, inputs=input_files(args.scenario))  # before the run
     previous_handler = _quiet_offscreen_warning()
     try:
-        return _export(args, scenario, (width, height), out)
+        return _export(args, scenario, seed, at_s, (width, height), out, what)
     finally:
         from PySide6.QtCore import qInstallMessageHandler
 
         qInstallMessageHandler(previous_handler)
 
 
-def _export(args: argparse.Namespace, scenario: Scenario, size: tuple[int, int], out: str) -> int:
+def _export(
+    args: argparse.Namespace,
+    scenario: Scenario,
+    seed: int | None,
+    at_s: float,
+    size: tuple[int, int],
+    out: Path,
+    what: str,
+) -> int:
     width, height = size
     app = _application()
     from PySide6.QtCore import QEvent, QSettings, Qt
@@ -135,7 +174,7 @@ def _export(args: argparse.Namespace, scenario: Scenario, size: tuple[int, int],
     with tempfile.TemporaryDirectory(prefix="schedlab-export-") as tmp:
         # A throwaway settings file: an export neither reads nor changes the user's window state.
         settings = QSettings(str(Path(tmp) / "export.ini"), QSettings.Format.IniFormat)
-        window = MainWindow(scenario, seed=args.seed, settings=settings, use_timer=False)
+        window = MainWindow(scenario, seed=seed, settings=settings, use_timer=False)
         try:
             least = window.minimumSizeHint()
             if width < least.width() or height < least.height():
@@ -145,8 +184,8 @@ def _export(args: argparse.Namespace, scenario: Scenario, size: tuple[int, int],
             window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
             window.resize(width, height)
             window.show()
-            play_to(window, round(args.at * 1e9))
-            export_widget(window, out)
+            play_to(window, round(at_s * 1e9))
+            export_widget(window, out, what=what)
         finally:
             window.playback.stop()
             window.hide()

@@ -3,8 +3,9 @@
 Data flows down (``Playback.snapshot_ready`` → every panel's ``render``), requests flow up (control
 signals → Playback). The window holds no simulation logic and no plotting code. It owns the menus
 (open a scenario file, export a screenshot, full screen, the shortcut sheet), a status line with the
-key settings, and remembers its size and last story in QSettings. Bad input becomes a dialog; the
-run in progress is kept.
+key settings, and remembers its size and last story in QSettings. Bad input (a bad file, a bad value,
+an export that cannot be written) becomes a plain-text dialog; the run in progress is kept. Its file
+dialogs never read the files they list (``gui.file_dialogs``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any, Protocol, cast
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
-    QFileDialog,
     QInputDialog,
     QMainWindow,
     QMessageBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
 from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.export import ExportError, export_widget
+from gui.file_dialogs import EXPORT_FILTERS, SCENARIO_FILTER, chosen_path, error_box, file_dialog
 from gui.panels.controls import ControlsPanel, has_qdisc
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.explainer import ExplainerPanel, something_yields
@@ -282,7 +283,7 @@ class MainWindow(QMainWindow):
         self.show_error("schedlab could not do that", message)
 
     def show_error(self, title: str, message: str) -> None:
-        QMessageBox.warning(self, title, message)
+        error_box(self, title, message).exec()
 
     # ---- user commands ----------------------------------------------------------------------
 
@@ -311,7 +312,7 @@ class MainWindow(QMainWindow):
         return True
 
     def open_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.toml)")
+        path, _ = chosen_path(file_dialog(self, "Open scenario", SCENARIO_FILTER))
         if path:
             self.open_scenario_file(path)
 
@@ -329,8 +330,9 @@ class MainWindow(QMainWindow):
         for panel in self.panels.values():
             if self._last_snapshot is not None and cast(QWidget, panel) is widget:
                 panel.render(self._last_snapshot)  # a panel behind a tab may be frames behind
+        source = Path(self.source)
         try:
-            export_widget(widget, path)
+            export_widget(widget, path, inputs=[source] if source.is_file() else [])
         except ExportError as exc:
             self.show_error("Export failed", str(exc))
             return False
@@ -342,8 +344,9 @@ class MainWindow(QMainWindow):
         target, ok = QInputDialog.getItem(self, "Export", "What to export:", names, 0, False)
         if not ok:
             return
-        path, chosen = QFileDialog.getSaveFileName(
-            self, "Export to", f"schedlab-{self.playback.scenario.name}.png", "PNG image (*.png);;SVG (*.svg)"
+        name = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.playback.scenario.name)
+        path, chosen = chosen_path(
+            file_dialog(self, "Export to", EXPORT_FILTERS, save_as=f"schedlab-{name}.png")
         )
         if path:
             if not Path(path).suffix:

@@ -2,12 +2,19 @@
 
 ``argparse`` prints usage and exits on bad input; here it raises ``UsageError`` instead, so that the
 command line prints one line naming what is wrong and exits with status 2, like every other bad input.
+``argparse`` also takes ``--at -inf`` for an option without its value (only ``-1`` and ``-1.5`` look
+like numbers to it); ``joined_numbers`` writes such a value as ``--at=-inf`` first, so that the
+range check, not the parser, answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Sequence
 from typing import NoReturn
+
+NUMBER_OPTIONS = ("--at", "--duration", "--seed", "--repeat")
 
 
 class UsageError(Exception):
@@ -19,6 +26,34 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def joined_numbers(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--at -inf`` (any number option followed by a negative number) as ``--at=-inf``."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return out + list(argv[i:])
+        if arg in NUMBER_OPTIONS and i + 1 < len(argv) and _negative_number(argv[i + 1]):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def _negative_number(text: str) -> bool:
+    if not text.startswith("-") or len(text) > 100:
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+@functools.cache  # parsing does not change a parser; building one takes longer than most commands' checks
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="schedlab", description="Linux CPU and packet scheduling, made visible.")
     sub = p.add_subparsers(dest="command")
