@@ -85,7 +85,10 @@ class NetSpec:
         3_000, "softirq cost of returning ACKs per data frame", 0, 1_000_000
     )
     irq_cpus: tuple[int, ...] = _spec(
-        (0,), "CPUs that take the NIC's interrupts", length=(1, 64), items="CPU numbers, each below machine.cpus"
+        (0,),
+        "CPUs that take the NIC's interrupts",
+        length=(1, 64),
+        items="CPU numbers, each below machine.cpus",
     )
     device: str = _spec(
         "nic", "transmit device: a NIC with a TX ring, or dummy (consumes at once)", choices=("nic", "dummy")
