@@ -35,10 +35,11 @@ def spec_field(
     length: tuple[int, int] | None = None,
     items: str | None = None,
     multiline: bool = False,
+    parse: Any = None,
 ) -> Any:
     """A dataclass field that is a scenario key: its default, meaning and what it allows."""
     meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices}
-    meta.update({"length": length, "items": items, "multiline": multiline})
+    meta.update({"length": length, "items": items, "multiline": multiline, "parse": parse})
     return field(default=default, metadata=meta)
 
 
@@ -55,6 +56,7 @@ class KeySpec:
     length: tuple[int, int] | None = None  # characters of a string, entries of a list
     items: str | None = None  # a list's entries, as the message names them ("CPU numbers below machine.cpus")
     multiline: bool = False  # a string that may hold line breaks (and tabs)
+    parse: Any = None  # a value with a structure of its own (a task's script): parsed and checked by this
 
     @property
     def type(self) -> type:
@@ -79,6 +81,11 @@ def allowed_text(spec: KeySpec) -> str:
 
 def coerce(spec: KeySpec, value: Any, where: str) -> Any:
     """``value`` as the type of ``spec``, if allowed; else a ScenarioError naming ``spec.key``."""
+    if spec.parse is not None:
+        try:
+            return spec.parse(value)
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: {spec.key}: {one_line(str(exc))}") from None
     checked = _typed(spec, value)
     if checked is None or not _in_range(spec, checked):
         raise ScenarioError(

@@ -9,7 +9,8 @@ interval, rates, Jain's index) take plain numbers or numpy arrays alike, with th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -99,4 +100,99 @@ def interval_table(columns: Sequence[str], rows: NDArray[np.int64]) -> list[tupl
             out.append((name[:-3] + "_share", share(per_interval(rows[:, i]), dt)))
         elif name.endswith("_yields"):
             out.append((name + "_per_s", rate_per_s(per_interval(rows[:, i]), dt)))
+    return out
+
+
+# ---- whole-run metrics by name: dotted paths into ``schedlab run --json`` ----------------------------
+# ``fairness_jain``, ``bandwidth_mbps``, ``threads.iperf-reporter.share``, ``cpus.0.busy``,
+# ``qdisc.per_cpu_dequeued.3``: what ``sweep --metric`` names and ``compare`` prints. A task name may
+# hold a dot (``hog.1``), so each step takes the longest key that exists.
+
+
+def metric_at(summary: Mapping[str, Any], path: str) -> float | None:
+    """The number at ``path`` in a run's summary, or None if there is none (or it is not a number)."""
+    node: Any = summary
+    parts = path.split(".")
+    i = 0
+    while i < len(parts):
+        if isinstance(node, Mapping):
+            for j in range(len(parts), i, -1):
+                key = ".".join(parts[i:j])
+                if key in node:
+                    node, i = node[key], j
+                    break
+            else:
+                return None
+        elif isinstance(node, list | tuple) and parts[i].isdigit() and int(parts[i]) < len(node):
+            node, i = node[int(parts[i])], i + 1
+        else:
+            return None
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        return None
+    return float(node)
+
+
+def metric_paths(summary: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Every dotted path to a number in a run's summary (the names ``metric_at`` accepts)."""
+    out: list[str] = []
+    items: list[tuple[str, Any]] = (
+        [(str(k), v) for k, v in summary.items()] if isinstance(summary, Mapping) else []
+    )
+    for key, value in items:
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out += metric_paths(value, path + ".")
+        elif isinstance(value, list | tuple):
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    out += metric_paths(item, f"{path}.{i}.")
+                elif isinstance(item, int | float) and not isinstance(item, bool):
+                    out.append(f"{path}.{i}")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out.append(path)
+    return out
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A whole-run metric worth a line when two runs are compared, and how its difference reads."""
+
+    path: str  # dotted path into run --json (``metric_at``)
+    label: str
+    unit: str  # shown after the value ("Mbit/s", "%", "/s"); empty for an index
+    scale: float = 1.0  # shown value = value * scale (a share as a percentage)
+    digits: int = 1
+    arrow: bool = False  # an index: "Jain 0.58 → 0.96"; otherwise "B − A: +30.8 Mbit/s"
+
+    def value(self, summary: Mapping[str, Any]) -> float | None:
+        v = metric_at(summary, self.path)
+        return None if v is None else v * self.scale
+
+    def shown(self, value: float) -> str:
+        return f"{value:.{self.digits}f}"
+
+    def difference(self, a: float, b: float, a_label: str = "A", b_label: str = "B") -> str:
+        if self.arrow:
+            return f"{self.label} {self.shown(a)} → {self.shown(b)}"
+        delta = b - a
+        shown = f"{abs(delta):.{self.digits}f}"
+        sign = "" if float(shown) == 0 else "+" if delta > 0 else "−"
+        unit = {"": "", "%": " points"}.get(
+            self.unit, self.unit if self.unit.startswith("/") else f" {self.unit}"
+        )
+        return f"{b_label} − {a_label}: {sign}{shown}{unit}"
+
+
+RUN_HEADLINES: tuple[Headline, ...] = (
+    Headline("bandwidth_mbps", "bandwidth", "Mbit/s"),
+    Headline("fairness_jain", "Jain", "", digits=2, arrow=True),
+    Headline("context_switches_per_s", "context switches", "/s", digits=0),
+)
+
+
+def headlines(summary: Mapping[str, Any]) -> list[Headline]:
+    """The headline metrics a run has: the fixed ones it reports, then each thread's CPU share."""
+    out = [h for h in RUN_HEADLINES if h.value(summary) is not None]
+    for name in summary.get("threads", {}):
+        out.append(Headline(f"threads.{name}.share", f"{name} CPU", "%", scale=100.0))
     return out

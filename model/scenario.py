@@ -23,6 +23,7 @@ from model.keyspec import KeySpec, ScenarioError, allowed_text, check_table, coe
 from model.keyspec import spec_field as _spec
 from model.scenario_file import read_scenario_text
 from model.sched import POLICIES, TUNABLES
+from model.script_steps import Script, parse_script
 from model.snapshot import Value
 from model.toml_shape import ShapeError, check_shape
 
@@ -52,6 +53,11 @@ class MachineSpec:
     hz: int = _spec(250, "scheduler tick rate (CONFIG_HZ)", choices=(100, 250, 300, 1000))
     context_switch_ns: int = _spec(5_000, "CPU cost of one context switch", 0, 1_000_000)
     syscall_ns: int = _spec(3_000, "CPU cost of one sched_yield() that does not switch", 0, 1_000_000)
+    hrtimers: bool = _spec(
+        True,
+        "high-resolution timers (CONFIG_HIGH_RES_TIMERS, x86 from 2.6.21): a sleep ends when due and "
+        "usleep(0) returns at once; false: sleeps end on a tick",
+    )
 
 
 def _default_tunables() -> tuple[tuple[str, int], ...]:
@@ -149,13 +155,15 @@ class XmitSpec:
 
 @dataclass(frozen=True)
 class IperfSpec:
-    enabled: bool = _spec(False, "run iperf 2.0.2")
+    enabled: bool = _spec(False, "run iperf (2.0.2's client or 2.0.4's server)")
     mode: str = _spec(
         "client", "client: send through the TCP send path; server: receive", choices=("client", "server")
     )
     recv_ns_per_kb: int = _spec(250, "server: CPU per KB read from the socket", 0, 1_000_000)
     thread_rest: str = _spec(
-        "sched_yield", "thread_rest() build", choices=("usleep0", "sched_yield", "fixed")
+        "sched_yield",
+        "thread_rest() build (the server: fixed is Ingo's reporter, 10 ms sleeps; the others 2.0.4's)",
+        choices=("usleep0", "sched_yield", "fixed"),
     )
     loop_ns: int = _spec(
         500_000, "CPU per pass of the data loop: gettimeofday + 8 KB write()", 1_000, 100_000_000
@@ -169,7 +177,7 @@ class IperfSpec:
     cpu: int = _spec(-1, "pin both threads to this CPU (-1: not pinned)", -1, 63)
 
 
-TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer", "sender")
+TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer", "sender", "script")
 SYNC_KINDS = ("condvar", "sched_yield", "usleep0")
 
 
@@ -188,6 +196,9 @@ class TaskSpec:
     sync: str = _spec("condvar", "producer/consumer: how the consumer waits", choices=SYNC_KINDS)
     slots: int = _spec(64, "producer/consumer: channel capacity", 1, 1_000_000)
     priority: int = _spec(0, "sender: skb->priority (the prio qdisc maps it to a band)", 0, 15)
+    script: Script = _spec(  # noqa: RUF009 (a Script is frozen: one default shared by all is safe)
+        Script(), "script: its steps, loop and delay_us (model.script_steps)", parse=parse_script
+    )
 
 
 @dataclass(frozen=True)

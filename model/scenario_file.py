@@ -19,46 +19,47 @@ from model.keyspec import ScenarioError, shown_path
 MAX_SCENARIO_BYTES = 1 << 20  # the built-in scenarios are 1-6 KB
 
 
-def read_scenario_text(path: Path) -> str:
-    """The text of the scenario file at ``path``; ScenarioError where it cannot or must not be read."""
+def read_scenario_text(path: Path, limit: int = MAX_SCENARIO_BYTES, what: str = "scenario file") -> str:
+    """The text of the scenario file at ``path`` (``what`` names it: an rt-app workload is a "workload
+    file" with a limit of its own); ScenarioError where it cannot or must not be read."""
     name = shown_path(path)
     try:
         info = os.stat(path)
     except FileNotFoundError:
         if os.path.islink(path):
             raise ScenarioError(
-                f"scenario file {name} is a symlink to {shown_path(os.readlink(path))}, which does not exist"
+                f"{what} {name} is a symlink to {shown_path(os.readlink(path))}, which does not exist"
             ) from None
-        raise ScenarioError(f"scenario file {name} does not exist") from None
+        raise ScenarioError(f"{what} {name} does not exist") from None
     except (OSError, ValueError) as exc:
-        raise ScenarioError(f"cannot read scenario {name}: {_reason(exc)}") from None
-    _check_kind(path, info)
+        raise ScenarioError(f"cannot read {what} {name}: {_reason(exc)}") from None
+    _check_kind(path, info, limit, what)
     if info.st_size == 0:
         return ""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as exc:
-        raise ScenarioError(f"cannot read scenario {name}: {_reason(exc)}") from None
+        raise ScenarioError(f"cannot read {what} {name}: {_reason(exc)}") from None
     try:
-        _check_kind(path, os.fstat(fd))
-        data = _read_at_most(fd, MAX_SCENARIO_BYTES + 1)
+        _check_kind(path, os.fstat(fd), limit, what)
+        data = _read_at_most(fd, limit + 1)
     except OSError as exc:
-        raise ScenarioError(f"cannot read scenario {name}: {_reason(exc)}") from None
+        raise ScenarioError(f"cannot read {what} {name}: {_reason(exc)}") from None
     finally:
         os.close(fd)
-    if len(data) > MAX_SCENARIO_BYTES:
-        raise ScenarioError(_too_big(path, len(data)))
-    return _decode(data, name)
+    if len(data) > limit:
+        raise ScenarioError(_too_big(path, len(data), limit, what))
+    return _decode(data, name, what)
 
 
-def _check_kind(path: Path, info: os.stat_result) -> None:
+def _check_kind(path: Path, info: os.stat_result, limit: int, what: str) -> None:
     name = shown_path(path)
     kind = _kind(info.st_mode)
     if kind:
         target = f" (a symlink to {shown_path(os.path.realpath(path))})" if os.path.islink(path) else ""
-        raise ScenarioError(f"scenario file {name}{target} is {kind}, not a regular file")
-    if info.st_size > MAX_SCENARIO_BYTES:
-        raise ScenarioError(_too_big(path, info.st_size))
+        raise ScenarioError(f"{what} {name}{target} is {kind}, not a regular file")
+    if info.st_size > limit:
+        raise ScenarioError(_too_big(path, info.st_size, limit, what))
 
 
 def _kind(mode: int) -> str:
@@ -76,11 +77,8 @@ def _kind(mode: int) -> str:
     return "a special file"
 
 
-def _too_big(path: Path, size: int) -> str:
-    return (
-        f"scenario file {shown_path(path)} is {size:,} bytes or more; "
-        f"a scenario file may be at most {MAX_SCENARIO_BYTES:,} bytes"
-    )
+def _too_big(path: Path, size: int, limit: int, what: str) -> str:
+    return f"{what} {shown_path(path)} is {size:,} bytes or more; a {what} may be at most {limit:,} bytes"
 
 
 def _read_at_most(fd: int, limit: int) -> bytes:
@@ -95,7 +93,7 @@ def _read_at_most(fd: int, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-def _decode(data: bytes, name: str) -> str:
+def _decode(data: bytes, name: str, what: str) -> str:
     try:
         return data.decode("utf-8-sig")  # a byte-order mark, which some editors write, is dropped
     except UnicodeDecodeError as exc:
@@ -103,8 +101,7 @@ def _decode(data: bytes, name: str) -> str:
         line = before.count(b"\n") + 1
         column = exc.start - (before.rfind(b"\n") + 1) + 1
         raise ScenarioError(
-            f"scenario file {name} is not UTF-8 text: "
-            f"byte 0x{data[exc.start]:02x} at line {line}, column {column}"
+            f"{what} {name} is not UTF-8 text: byte 0x{data[exc.start]:02x} at line {line}, column {column}"
         ) from None
 
 

@@ -73,7 +73,9 @@ class Simulation:
         self.policy = self.policy_info.factory(m.cpus, m.hz)
         for tunable in self.policy_info.tunables:  # its own only; the others are kept and do nothing
             self.policy.set_tunable(tunable.key, scenario.sched.tunable(tunable.key))
-        self.machine = Machine(m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, trace)
+        self.machine = Machine(
+            m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, trace, m.hrtimers
+        )
         self._settings: dict[str, Value] = scenario.settings()
         self._settings_view: Mapping[str, Value] = MappingProxyType(dict(self._settings))
         self.toggles: list[tuple[int, str, int | str]] = []
@@ -345,7 +347,8 @@ class Simulation:
             "bandwidth_mbps": bandwidth_mbps(self.acked_bytes(), duration_ns),
             "threads": threads,
             "cpus": cpus,
-            "context_switches_per_s": rate_per_s(sum(c.switches for c in m.cpus), duration_ns),
+            # Every switch on every CPU, to and from idle included (vmstat's "cs" column).
+            "system_context_switches_per_s": rate_per_s(sum(c.switches for c in m.cpus), duration_ns),
             "toggles": [{"t_s": seconds(t), "key": k, "value": v} for t, k, v in self.toggles],
             "sim": {"events": m.q.dispatched},
             **self._rx_summary(),

@@ -27,6 +27,7 @@ YieldLanding = Literal[
     "in_place",  # CFS: re-queued at its own key (``key_ns``: fair_key in 2.6.23, vruntime in 2.6.24)
     "rightmost",  # CFS with sched_compat_yield: behind every other task (``key_ns``: its new key)
     "new_deadline",  # BFS: slice ended, a new virtual deadline (``deadline_jiffies``)
+    "requeued",  # BFS v0.318: back at the tail of the queue, its deadline kept (``deadline_jiffies``)
     "later_deadline",  # EEVDF 6.6-6.16: the deadline one slice later (``deadline_ns``, ``moved_ns``)
     "forfeit",  # EEVDF 6.17+: vruntime to the deadline (``key_ns``), then a new one (``deadline_ns``)
     "unchanged",  # nothing moved (``reason`` says why)

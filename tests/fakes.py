@@ -53,11 +53,11 @@ class RoundRobinPolicy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         task.se = True
         self.queues[cpu].append(task)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         self.queues[cpu].append(task)
 
     def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:

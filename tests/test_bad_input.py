@@ -77,6 +77,22 @@ WRONG_TYPES: dict[type, list[str]] = {
     str: ["5", "true", '["a"]', '{ a = "b" }'],
     tuple: ['"0"', "1.5", "[[0]]", '["a"]', "{ a = 0 }", "true"],
 }
+BAD_SCRIPTS = [  # tasks.script values model.script_steps must refuse, each in one line
+    "1",
+    '"run"',
+    "{ steps = [] }",
+    "{ steps = [{ run_us = 0 }] }",
+    "{ steps = [{ run_us = 100000001 }] }",
+    "{ steps = [{ run_us = nan }] }",
+    "{ steps = [{ sleep_us = 0 }] }",
+    "{ steps = [{ run_us = 10, sleep_us = 10 }] }",
+    "{ steps = [{ lock = \"a\\u001b[31m\" }, { run_us = 1 }, { frob = 1 }] }",
+    "{ steps = [{ run_us = 1 }], loop = 0 }",
+    "{ steps = [{ run_us = 1 }], nope = 1 }",
+    "{ steps = [{ yield = 2 }] }",
+    "{ steps = [" + "{ repeat = 2, steps = [" * 9 + "{ run_us = 1 }" + "] }" * 9 + "] }",
+    "{ steps = [" + ", ".join(["{ run_us = 1 }"] * 10_001) + "] }",
+]
 NON_FINITE = ["nan", "inf", "-inf", "+nan", "1e400", "-1e400"]
 HUGE = [
     "1" + "0" * 400,
@@ -90,6 +106,9 @@ def bad_values(spec: KeySpec, rng: random.Random) -> Iterator[tuple[str, str]]:
     """(label, TOML text) of values ``spec`` must refuse: every edge of its range, choices and length,
     and a seeded sample of wrong types, non-finite and huge numbers and deep nesting."""
     want = spec.type
+    if spec.parse is not None:  # a value with a structure of its own: a task's script
+        yield from (("script", t) for t in rng.sample(BAD_SCRIPTS, 4))
+        return
     yield from (("type", t) for t in rng.sample(WRONG_TYPES[want], 3))
     if want in (int, float):
         yield from (("non-finite", t) for t in rng.sample(NON_FINITE, 2))

@@ -31,7 +31,7 @@ def test_run_json_has_the_contract_fields(capsys: pytest.CaptureFixture[str], tm
     d = json.loads(out)
     for key in ("scenario", "seed", "duration_s", "settings", "bandwidth_mbps", "threads", "cpus"):
         assert key in d
-    assert "context_switches_per_s" in d
+    assert "system_context_switches_per_s" in d
     assert d["seed"] == 7
     assert d["duration_s"] == pytest.approx(0.5)
     assert d["settings"]["sched.policy"] == "o1"

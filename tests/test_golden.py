@@ -23,7 +23,7 @@ from model.simulation import Simulation
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 # Known crashes, kept visible: a strict xfail fails the suite once the crash is fixed.
-KNOWN_CRASHES = {"qdisc-fairness-2011--o1": "txpath.detach re-plans a step in the past (issue 10)"}
+KNOWN_CRASHES: dict[str, str] = {}
 
 
 def configurations() -> list[tuple[str, str, dict[str, object]]]:

@@ -34,12 +34,15 @@ task_specs = st.builds(
 )
 
 
-def scenario(policy: str, tasks: list[TaskSpec], cpus: int, hz: int, compat: int) -> Scenario:
+def scenario(
+    policy: str, tasks: list[TaskSpec], cpus: int, hz: int, compat: int, hrtimers: bool = True
+) -> Scenario:
+    """``compat`` flips each policy's other yield: CFS's sched_compat_yield, BFS's v0.318 yield."""
     named = tuple(dataclasses.replace(t, name=f"{t.name}{i}") for i, t in enumerate(tasks))
     return Scenario(
         name="fuzz",
-        machine=MachineSpec(cpus=cpus, hz=hz, context_switch_ns=2_000, syscall_ns=1_000),
-        sched=SchedSpec(policy=policy).replaced({"compat_yield": compat}),
+        machine=MachineSpec(cpus=cpus, hz=hz, context_switch_ns=2_000, syscall_ns=1_000, hrtimers=hrtimers),
+        sched=SchedSpec(policy=policy).replaced({"compat_yield": compat, "yield_expires": 1 - compat}),
         tasks=named,
     )
 
@@ -73,12 +76,13 @@ def check_trace(sim: Simulation, duration_ns: int) -> None:
     hz=st.sampled_from([100, 250, 1000]),
     compat=st.integers(0, 1),
     split=st.integers(1, 59),
+    hrtimers=st.booleans(),
 )
 def test_invariants_hold_for_random_task_mixes(
-    policy: str, tasks: list[TaskSpec], cpus: int, hz: int, compat: int, split: int
+    policy: str, tasks: list[TaskSpec], cpus: int, hz: int, compat: int, split: int, hrtimers: bool
 ) -> None:
     tasks = [dataclasses.replace(t, cpu=min(t.cpu, cpus - 1)) for t in tasks]
-    sc = scenario(policy, tasks, cpus, hz, compat)
+    sc = scenario(policy, tasks, cpus, hz, compat, hrtimers)
     total = 60 * MS
     one = Simulation(sc, trace="full")
     one.advance(total)

@@ -149,7 +149,7 @@ def test_bad_sched_settings_are_one_line_errors() -> None:
     with pytest.raises(ScenarioError, match=r"sched.yield_forfeit = 2 is not allowed; allowed: one of 0, 1"):
         sc.with_overrides({"sched.yield_forfeit": "2"})
     with pytest.raises(
-        ScenarioError, match="allowed keys in \\[sched\\]: policy, compat_yield, yield_forfeit"
+        ScenarioError, match="allowed keys in \\[sched\\]: policy, compat_yield, yield_expires, yield_forfeit"
     ):
         sc.with_overrides({"sched.latency_ns": "1"})
     toml = "[sched]\npolicy = 'eevdf'\nyield_forfeit = 0\nrun_to_parity = 0\n"

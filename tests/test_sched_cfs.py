@@ -721,3 +721,57 @@ def test_2624_runqueue_view() -> None:
     assert [e.tid for e in view.entries if e.picks_next] == [expected.tid]
     policy.update_curr(0, sim.now + 200 * US)
     assert (curr_se.vruntime, policy.rqs[0].min_vruntime) == (running.vruntime_ns, view.min_vruntime_ns)
+
+
+# ---- 2.6.23's nice levels: the wait_runtime clamp, not the documented 1.5 % -------------------------
+
+NICE_PAIR = """
+[machine]
+cpus = 1
+hz = {hz}
+[sched]
+policy = "cfs-2.6.23"
+[[tasks]]
+name = "nice0"
+kind = "hog"
+[[tasks]]
+name = "nice19"
+kind = "hog"
+nice = 19
+"""
+
+
+@pytest.mark.parametrize("hz", [100, 250, 1000])
+def test_2623_nice19_is_held_off_by_the_wait_runtime_clamp(hz: int) -> None:
+    """A nice-0 and a nice-19 hog on one CPU. Each time nice 19 runs, __update_curr() debits it about
+    a jiffy of wait_runtime, far more than the at most 2*runtime_limit * 15/1024 of fair clock a wait
+    credits it (update_stats_wait_end()), so limit_wait_runtime() pins it at -runtime_limit (-20 ms),
+    and update_stats_enqueue() scales that by 1024/15: its key lands 1365.3 ms of fair clock past
+    fair_clock. Nice 0 then runs until its own key catches up, and nice 19 gets the one tick that the
+    tick preemption lets it have: the ratio is about that key offset over one tick, so it depends on
+    HZ, unlike Documentation/sched-nice-design.txt's "HZ-independent 1.5%" (15/1039 of the CPU)."""
+    from model.scenario import parse_scenario
+    from model.simulation import Simulation
+
+    sim = Simulation(parse_scenario(NICE_PAIR.format(hz=hz)), trace="off")
+    policy = sim.policy
+    assert isinstance(policy, Cfs2623Policy)
+    n0, n19 = sim.machine.tasks
+    limit = policy.runtime_limit_ns
+    offset_ns = limit * 1024 // nice_to_weight(19)  # 1365333333 ns
+    tick = NSEC_PER_SEC // hz
+    m = sim.machine
+    # Past the start-up transient: the START_DEBIT wait_runtime drifts down to -limit by the net
+    # debit of each turn (a jiffy less the capped credit), which takes 27 s at HZ=1000.
+    m.run_until(30 * NSEC_PER_SEC)
+    start = (n0.exec_ns, n19.exec_ns)
+    offsets = []
+    for _ in range(20 * hz):
+        m.run_until(m.now_ns + tick)
+        if m.cpus[0].curr is n0:
+            assert n19.se.wait_runtime == -limit  # pinned while it waits
+            offsets.append(n19.se.fair_key - policy.rqs[0].fair_clock)
+    assert max(offsets) == offset_ns  # its key, requeued at the tick it last ran
+    ratio = (n0.exec_ns - start[0]) / (n19.exec_ns - start[1])
+    assert ratio == pytest.approx(offset_ns / tick, rel=0.1)
+    assert ratio > 2 * (1024 + 15) / 15  # far less than 1.5 % for nice 19

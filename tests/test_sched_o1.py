@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from model.sched import make_policy
-from model.sched.o1 import MAX_PRIO, O1Params, O1Policy, delta, task_interactive
+from model.sched.o1 import O1Policy
+from model.sched.o1_arrays import MAX_PRIO, O1Params, SpawnContext, delta, nice_to_prio, task_interactive
 from model.snapshot import YieldOutcome
 from model.task import Task
 
@@ -42,16 +43,20 @@ class Rig:
             self.trace.append((name, self.now))
 
     def spawn(self, name: str, nice: int = 0) -> Task:
+        """A task forked by a parent that never slept and holds two full slices, so the child starts
+        with sleep_avg 0 (prio static + 5) and a full slice: the state the schedules below assume."""
         self.tids += 1
         task = Task(tid=self.tids, name=name, nice=nice)
         task.cpu = self.policy.select_task_rq(task, self.now)
+        full = self.policy.params.timeslice(nice_to_prio(nice))
+        self.policy.spawner = SpawnContext(sleep_avg_ns=0, time_slice=2 * full)
         self.policy.task_new(task, task.cpu, self.now)
         if self.curr is None:
             self.schedule()
         return task
 
-    def wake(self, task: Task) -> bool:
-        self.policy.enqueue(task, self.policy.select_task_rq(task, self.now), self.now, True)
+    def wake(self, task: Task, from_irq: bool = False) -> bool:
+        self.policy.enqueue(task, self.policy.select_task_rq(task, self.now), self.now, True, from_irq)
         preempt = self.curr is None or self.policy.check_preempt_wakeup(0, task, self.now)
         if preempt:
             self.schedule()
@@ -409,3 +414,77 @@ def test_runqueue_view_orders_running_active_expired() -> None:
     assert rig.policy.nr_running(0) == 3
     rig.block()
     assert rig.policy.nr_running(0) == 2 and rig.curr is c
+
+
+# ---- fork (sched_fork / wake_up_new_task) and the run-queue credit ---------------------------------
+
+
+def test_fork_from_the_spawning_context_inherits_its_bonus_less_child_penalty() -> None:
+    """The spawning context woke from a long sleep: sleep_avg = INTERACTIVE_SLEEP = 799 ms at nice 0,
+    HZ=1000 (bonus 7), and a full 100 ms slice. Child: bonus 7 * 95 / 100 = 6 -> 600 ms, prio 119,
+    half the slice rounded up; the context keeps bonus 7 * 100 / 100 -> 700 ms and the other half."""
+    policy = O1Policy(ncpus=1, hz=1000)
+    assert (policy.spawner.sleep_avg_ns, policy.spawner.time_slice) == (799 * MS, 100)
+    a = Task(tid=1, name="A")
+    policy.task_new(a, 0, 0)
+    assert (a.se.sleep_avg_ns, a.se.prio, a.se.time_slice) == (600 * MS, 119, 50)
+    assert (policy.spawner.sleep_avg_ns, policy.spawner.time_slice) == (700 * MS, 50)
+    b = Task(tid=2, name="B", nice=5)  # the next fork: 7 * 95 / 100 = 6 again; (50 + 1) >> 1 jiffies
+    policy.task_new(b, 0, 0)
+    assert (b.se.sleep_avg_ns, b.se.prio, b.se.time_slice) == (600 * MS, 124, 25)
+    assert policy.spawner.time_slice == 25
+
+
+def test_a_thread_forked_by_a_task_takes_from_that_task() -> None:
+    """iperf's reporter forks the data thread: the child gets 6 * 95 / 100 = 5 bonus levels (500 ms,
+    prio 120) and half the reporter's slice; the reporter keeps its 600 ms and the other half."""
+    policy = O1Policy(ncpus=1, hz=1000)
+    reporter, data = Task(tid=1, name="reporter"), Task(tid=2, name="data")
+    policy.task_new(reporter, 0, 0)
+    policy.task_new(data, 0, 0, parent=reporter)
+    assert (data.se.sleep_avg_ns, data.se.prio, data.se.time_slice) == (500 * MS, 120, 25)
+    assert (reporter.se.sleep_avg_ns, reporter.se.time_slice) == (600 * MS, 25)
+    # Both queued at the tail of the active array, by prio: the reporter (119) runs first.
+    assert policy.pick_next(0, 0) is reporter
+
+
+@pytest.mark.parametrize(("from_irq", "credited_ns"), [(True, 40 * MS), (False, 40 * MS * 38 // 128)])
+def test_a_woken_task_is_credited_its_run_queue_wait_at_pick(from_irq: bool, credited_ns: int) -> None:
+    """2.6.22 schedule(): a task woken from an interrupt (SLEEP_INTERRUPTED) counts its whole wait on
+    the run queue as sleep; one woken from process context (SLEEP_INTERACTIVE) counts it weighted
+    by ON_RUNQUEUE_WEIGHT, delta * (30 * 128 / 100) / 128 = delta * 38 / 128."""
+    rig = Rig(hz=1000)
+    s = rig.spawn("S")
+    rig.block()  # S sleeps from 0
+    h = rig.spawn("H")  # prio 125, 100 ms slice
+    rig.run_until(60 * MS)
+    assert not rig.wake(s, from_irq)  # slept 60 ms: bonus 0, prio 125, does not preempt H
+    assert s.se.sleep_avg_ns == 60 * MS
+    rig.run_until(100 * MS)  # H's slice ends at 100 ms: S, woken at 60 ms, waited 40 ms
+    assert rig.curr is s
+    assert s.se.sleep_avg_ns == 60 * MS + credited_ns
+    assert h.se.array is rig.policy._rqs[0].expired
+    rig.run_until(110 * MS)
+    rig.block()
+    rig.run_until(120 * MS)
+    rig.wake(s, from_irq)
+    before = s.se.sleep_avg_ns
+    rig.schedule()  # the credit is given once per wakeup: a later pick adds nothing on its own
+    assert s.se.sleep_avg_ns == before
+
+
+def test_a_wakeup_that_hits_the_sleep_ceiling_earns_no_run_queue_credit() -> None:
+    """recalc_task_prio(): a sleep longer than INTERACTIVE_SLEEP (799 ms) sets sleep_avg to that
+    ceiling and marks the sleep SLEEP_NONINTERACTIVE, so waiting on the run queue adds nothing."""
+    rig = Rig(hz=1000)
+    s = rig.spawn("S")
+    rig.block()
+    h = rig.spawn("H")
+    rig.block()  # both sleep from 0; the CPU idles
+    rig.run_until(900 * MS)
+    assert rig.wake(h, from_irq=True)  # 900 ms: sleep_avg = 799 ms, prio 118, runs
+    rig.run_until(950 * MS)
+    assert not rig.wake(s, from_irq=True)  # 950 ms: also 799 ms and prio 118: not strictly better
+    rig.run_until(990 * MS)
+    rig.block()  # H sleeps; S, which waited 40 ms, runs with the ceiling and nothing more
+    assert rig.curr is s and s.se.sleep_avg_ns == 799 * MS

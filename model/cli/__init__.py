@@ -1,15 +1,16 @@
 """The ``schedlab`` command: the headless front end of the model, and the door to the window.
 
-``list``, ``run`` and ``bench`` run here and never import Qt. ``gui`` (also: no command at all) and
-``export`` draw the window, so they are handed to ``gui.app``, imported only when one of them runs.
+``list``, ``run``, ``bench``, ``compare``, ``trace`` and ``sweep`` run here and never import Qt.
+``gui`` (also: no command at all) and ``export`` draw the window, so they are handed to ``gui.app``,
+imported only when one of them runs.
 This package is the only part of the model that writes files or reads the wall clock; the rest of
 the model never imports it (import-linter checks both).
 
 How a command ends: bad input, a bad output path or a failed write prints one line on stderr naming
 what is wrong and what is allowed (control characters escaped, long values elided) and exits with
 status 2; Ctrl-C exits with 130 and a closed pipe (``run --json | head -1``) with 141, both without a
-word, as programs that those signals stop do. The commands' modules load inside ``main``, so that
-even a Ctrl-C while they load ends that way.
+word, as programs that those signals stop do (partial output files removed, see ``model.cli.outputs``).
+The commands' modules load inside ``main``, so that even a Ctrl-C while they load ends that way.
 """
 
 from __future__ import annotations
@@ -29,22 +30,22 @@ __all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_USAGE", "UsageError", "
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
+HEADLESS = {  # command: its module in model.cli and the function that runs it
+    "list": ("runs", "cmd_list"),
+    "run": ("runs", "cmd_run"),
+    "bench": ("bench", "cmd_bench"),
+    "compare": ("compare", "cmd_compare"),
+    "trace": ("trace", "cmd_trace"),
+    "sweep": ("sweep", "cmd_sweep"),
+}
 
 
 def _command(name: str | None) -> Callable[[argparse.Namespace], int]:
-    if name == "list":
-        from model.cli.runs import cmd_list
-
-        return lambda args: cmd_list()
-    if name == "run":
-        from model.cli.runs import cmd_run
-
-        return cmd_run
-    if name == "bench":
-        from model.cli.bench import cmd_bench
-
-        return cmd_bench
-    return _window_command
+    if name not in HEADLESS:
+        return _window_command
+    module, function = HEADLESS[name]
+    run: Callable[..., int] = getattr(importlib.import_module(f"model.cli.{module}"), function)
+    return (lambda args: run()) if name == "list" else run
 
 
 def _window_command(args: argparse.Namespace) -> int:

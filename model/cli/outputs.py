@@ -4,21 +4,25 @@ Every file schedlab writes (CSV, JSON, PNG, SVG, and any later video or trace) g
 ``check_output`` looks at the path before the run that fills it, so a bad path costs no run: an
 empty name, a folder, a folder that does not exist, a FIFO or device that a rename would replace, a
 read-only file, a folder that refuses a new file, a name too long, or one of the command's own input
-files. ``write_atomic`` writes to a temporary file in the same folder, flushes it to disk and renames
-it over the destination only when complete: on any failure (a full disk, a signal) the old file is
-untouched and the temporary file is gone. Errors are ``OutputError``, one line that starts with what
-the caller names (``--csv FILE``, ``cannot export to 'x.png'``); the command line exits with status 2.
+files. ``open_atomic`` opens a temporary file in the same folder; when it is complete it is flushed
+to disk and renamed over the destination: on any failure (a full disk, a signal, a refused trace) the
+old file is untouched and the temporary file is gone. ``write_atomic`` and ``write_bytes_atomic`` do
+the same for a writer function and for bytes. Errors are ``OutputError``, one line that starts with
+what the caller names (``--csv FILE``, ``cannot export to 'x.png'``); the command line exits with
+status 2.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import secrets
 import stat
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, Any, BinaryIO
 
 from model.keyspec import ScenarioError, shown, shown_path
 
@@ -104,15 +108,17 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def write_atomic(path: Path, what: str, write: Callable[[BinaryIO], None]) -> None:
-    """Call ``write`` on a temporary file beside ``path``, then rename it into place; OutputError
-    ("{what}: cannot write: ...") if anything fails, with the old file untouched and nothing left over."""
+@contextmanager
+def open_atomic(path: Path, what: str, *, text: bool = False) -> Iterator[IO[Any]]:
+    """A new temporary file beside ``path``, open for writing (bytes, or UTF-8 text); when the block
+    ends cleanly it is flushed to disk and renamed into place. OutputError ("{what}: cannot write:
+    ...") if anything fails, with the old file untouched and nothing left over."""
     path = _destination(path)
     fh, partial = _temporary_file(path, what)
     try:
-        with fh:
-            write(fh)
-            fh.flush()
+        with io.TextIOWrapper(fh, encoding="utf-8") if text else fh as out:  # type: ignore[arg-type]
+            yield out
+            out.flush()
             os.fsync(fh.fileno())  # a full disk shows here at the latest, before the rename
         if path.exists():
             os.chmod(partial, stat.S_IMODE(os.stat(path).st_mode))  # the old file's permissions
@@ -122,6 +128,12 @@ def write_atomic(path: Path, what: str, write: Callable[[BinaryIO], None]) -> No
         if isinstance(exc, OSError):
             raise OutputError(f"{what}: cannot write: {exc.strerror or exc}") from None
         raise
+
+
+def write_atomic(path: Path, what: str, write: Callable[[BinaryIO], None]) -> None:
+    """Call ``write`` on a temporary file beside ``path``, then rename it into place (``open_atomic``)."""
+    with open_atomic(path, what) as fh:
+        write(fh)
 
 
 def write_bytes_atomic(path: Path, what: str, data: bytes) -> None:

@@ -14,7 +14,19 @@ import functools
 from collections.abc import Sequence
 from typing import NoReturn
 
-NUMBER_OPTIONS = ("--at", "--duration", "--seed", "--repeat")
+from model.cli.tool_args import add_tool_commands
+
+NUMBER_OPTIONS = (
+    "--at",
+    "--duration",
+    "--seed",
+    "--repeat",
+    "--from",
+    "--to",
+    "--sample-ms",
+    "--max-mb",
+    "--jobs",
+)
 
 
 class UsageError(Exception):
@@ -79,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--at", type=float, default=2.0, metavar="S", help="simulated time of the picture")
     export.add_argument("--size", default="1600x1000", metavar="WxH")
     _add_common(export)
+    add_tool_commands(sub)
     return p
 
 

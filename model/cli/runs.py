@@ -17,13 +17,17 @@ from model.cli.outputs import OutputError, check_output
 from model.cli.report import print_human
 from model.cli.series_csv import write_csv
 from model.keyspec import shown
+from model.rtapp import load_any
 from model.scenario import Scenario, ScenarioError, builtin_names, load_scenario, option_value, scenario_path
 from model.sched.base import NSEC_PER_SEC
 from model.simulation import Simulation
 
 
-def build_scenario(name: str, sets: Sequence[str], duration: float | None = None) -> Scenario:
-    """A built-in scenario or a TOML file, with ``--set KEY=VALUE`` overrides and ``--duration``."""
+def build_scenario(
+    name: str, sets: Sequence[str], duration: float | None = None, base: Scenario | None = None
+) -> Scenario:
+    """A built-in scenario, a TOML file or an rt-app JSON workload (or ``base``, already loaded), with
+    ``--set KEY=VALUE`` overrides and ``--duration``."""
     overrides: dict[str, object] = {}
     for item in sets:
         key, eq, value = item.partition("=")
@@ -32,7 +36,7 @@ def build_scenario(name: str, sets: Sequence[str], duration: float | None = None
         overrides[key.strip()] = value.strip()
     if duration is not None:
         overrides["scenario.duration_s"] = option_value("--duration", duration, "scenario.duration_s")
-    return load_scenario(name).with_overrides(overrides)
+    return (load_any(name) if base is None else base).with_overrides(overrides)
 
 
 def checked_seed(seed: int | None) -> int | None:

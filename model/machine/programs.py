@@ -36,14 +36,19 @@ class Machine(Spinning):
         nice: int = 0,
         cpu: int | None = None,
         role: str = "",
+        parent: Task | None = None,
     ) -> Task:
-        """Create a runnable task whose behaviour is ``program(task)`` (a generator of actions)."""
+        """Create a runnable task whose behaviour is ``program(task)`` (a generator of actions).
+
+        ``parent`` is the task that forks it (``clone()``); None is the scenario's spawning context, a
+        thread the model does not run (iperf's main thread, the shell that starts the tasks).
+        """
         task = Task(tid=len(self.tasks) + 1, name=name, nice=nice, pinned_cpu=cpu, role=role)
         task.program = program(task)
         self.tasks.append(task)
         target = self.policy.select_task_rq(task, self.now_ns)
         task.cpu = target
-        self.policy.task_new(task, target, self.now_ns)
+        self.policy.task_new(task, target, self.now_ns, parent)
         self._kick(self.cpus[target])
         self._kick_idle(task)
         return task
@@ -156,8 +161,8 @@ class Machine(Spinning):
                 self._schedule(cpu, blocking=True)
                 return
             elif kind is Nanosleep:
-                self._nanosleep(cpu, task, act.ns)
-                return
+                if self._nanosleep(cpu, task, act.ns):
+                    return
             elif kind is Driven:
                 task.driven = act
                 self._open_seg(cpu, SEG_DRIVEN)

@@ -26,8 +26,9 @@ class Spinning(Interrupts):
         context_switch_ns: int = 0,
         syscall_ns: int = 0,
         trace: str = "recent",
+        hrtimers: bool = True,
     ) -> None:
-        super().__init__(ncpus, hz, policy, context_switch_ns, syscall_ns, trace)
+        super().__init__(ncpus, hz, policy, context_switch_ns, syscall_ns, trace, hrtimers)
         self._spinners: dict[Watchable, list[Task]] = {}
 
     def watch(self, w: Watchable) -> None:

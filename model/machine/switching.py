@@ -34,6 +34,7 @@ class Switching:
         context_switch_ns: int = 0,
         syscall_ns: int = 0,
         trace: str = "recent",
+        hrtimers: bool = True,
     ) -> None:
         self.q = EventQueue()
         self.cpus = [Cpu(i) for i in range(ncpus)]
@@ -42,6 +43,9 @@ class Switching:
         self.policy = policy
         self.context_switch_ns = context_switch_ns
         self.syscall_ns = syscall_ns  # one sched_yield() round trip when nothing switches
+        # CONFIG_HIGH_RES_TIMERS with a clock-event device (2.6.21+ on x86): sleeps end when they are
+        # due; without, hrtimers run from the tick (model.machine.sleeping).
+        self.hrtimers = hrtimers
         self.tasks: list[Task] = []
         if trace not in ("off", "recent", "full"):
             raise ValueError(f"trace must be off, recent or full, not {trace!r}")

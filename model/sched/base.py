@@ -3,8 +3,8 @@
 The machine (``model.machine``) owns CPUs, tasks and time; a policy owns only run-queue state. The
 machine calls a policy in the kernel's order:
 
-* creation:  ``select_task_rq`` -> ``task_new`` (the task is then queued, runnable);
-* wakeup:    ``select_task_rq`` -> ``enqueue(wakeup=True)`` -> ``check_preempt_wakeup`` (if the CPU is busy);
+* creation:  ``select_task_rq`` -> ``task_new`` (the task is then queued, runnable; ``parent`` forked it);
+* wakeup:    ``select_task_rq`` -> ``enqueue(wakeup=True, from_irq)`` -> ``check_preempt_wakeup`` (CPU busy);
 * schedule:  ``update_curr`` -> (``dequeue`` if prev blocks, else ``put_prev``) -> ``pick_next``;
 * tick:      ``update_curr`` -> ``task_tick`` (returns need_resched);
 * yield:     ``update_curr`` -> ``yield_task`` -> schedule as above -> ``yield_noop_budget_ns``.
@@ -64,12 +64,15 @@ class SchedPolicy(Protocol):
         """CPU a new or woken task goes to (the CPU to kick, for a global-queue policy)."""
         ...
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
-        """Initialise ``task.se`` and queue the new task on ``cpu`` (fork placement)."""
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
+        """Initialise ``task.se`` and queue the new task on ``cpu`` (``sched_fork`` and
+        ``wake_up_new_task``). ``parent`` forked it; None is the scenario's spawning context, a thread
+        the model does not run (``Machine.spawn``)."""
         ...
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
-        """Queue a task that became runnable (``wakeup``: asleep since ``task.sleep_start_ns``)."""
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
+        """Queue a task that became runnable (``wakeup``: asleep since ``task.sleep_start_ns``;
+        ``from_irq``: woken in interrupt context, ``in_interrupt()``)."""
         ...
 
     def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:

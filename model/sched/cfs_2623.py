@@ -9,6 +9,13 @@ that ``sleeper_bonus`` tracks and the running task pays back. Keys change only w
 (re)queued: at enqueue, at each tick for the current task, and in ``sched_yield()``. Source:
 ``kernel/sched_fair.c`` of 2.6.23.17 (KERNEL.md §B.1, B.3, B.4). The sorted tree is ``timeline.Timeline``,
 shared with ``cfs_2624``.
+
+Nice levels come out far stronger than the design promised, faithfully: a nice-19 hog next to a
+nice-0 hog gets about one tick per 1.37 s of nice 0 (1/136, 1/341, 1/1365 of its CPU at HZ=100, 250,
+1000), not Documentation/sched-nice-design.txt's "HZ-independent 1.5%". Each turn debits nice 19 about
+a tick of wait_runtime, while a wait credits it at most 2*runtime_limit of fair clock times 15/1024
+(``_wait_credit``), so ``_limit`` pins it at -runtime_limit, and ``_fair_key`` scales that by 1024/15:
+its key lands 1365 ms of fair clock past everyone (tests/test_sched_cfs.py pins this).
 """
 
 from __future__ import annotations
@@ -149,7 +156,8 @@ class Cfs2623Policy:
         return delta_fair, self._limit(se.wait_runtime + delta_mine - delta), bonus
 
     def _wait_credit(self, se: Se2623, fair_clock: int) -> int:
-        # update_stats_wait_end(): the fair-clock advance of the wait, capped at 2*runtime_limit.
+        # update_stats_wait_end(): the fair-clock advance of the wait, capped at 2*runtime_limit, then
+        # weighted: at most 0.59 ms for nice 19, less than one tick's debit (the nice-19 clamp above).
         if se.wait_start_fair is None:
             return 0
         return self._weighted(min(2 * self.runtime_limit_ns, fair_clock - se.wait_start_fair), se)
@@ -199,18 +207,19 @@ class Cfs2623Policy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         rq = self.rqs[cpu]
         se = Se2623(weight=nice_to_weight(task.nice), cpu=cpu)
         task.se = se
         self.update_curr(cpu, now_ns)
         # task_new_fair() START_DEBIT: "the statistical average of wait_runtime is about -gran/2".
         se.wait_runtime = -(self.sched_granularity(len(rq.timeline)) // 2)
-        # SIMPLIFICATION: no child-runs-first key (curr.fair_key - gran - 1): the machine creates
-        # tasks without a parent; the key is the one the first requeue would give, debit included.
+        # SIMPLIFICATION: no child-runs-first key (curr.fair_key - gran - 1): every task is created
+        # before anything runs, so no parent is current; the key is the one the first requeue would
+        # give, debit included.
         self._enqueue_entity(rq, task, se)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         rq = self.rqs[cpu]
         se = _se(task)
         if se.cpu != cpu:

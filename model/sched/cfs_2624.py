@@ -122,17 +122,18 @@ class Cfs2624Policy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         rq = self.rqs[cpu]
         se = Se2624(weight=nice_to_weight(task.nice), cpu=cpu)
         task.se = se
         self.update_curr(cpu, now_ns)
         self._place_entity(rq, se, initial=True)
-        # SIMPLIFICATION: no child-runs-first vruntime swap with the parent, and no resched: the
-        # machine creates tasks without a parent and task_new cannot ask for a reschedule.
+        # SIMPLIFICATION: no child-runs-first vruntime swap with the parent, and no resched: every
+        # task is created before anything runs (no parent is current) and task_new cannot ask for
+        # a reschedule.
         self._enqueue_entity(rq, task, se)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         rq = self.rqs[cpu]
         se = _se(task)
         if se.cpu != cpu:

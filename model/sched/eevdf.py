@@ -141,14 +141,14 @@ class EevdfPolicy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         # task_fork_fair(): update_curr(), then place_entity(ENQUEUE_INITIAL) with no lag (__sched_fork).
         self.update_curr(cpu, now_ns)
         task.se = EevdfEntity(weight=nice_to_weight(task.nice))
         self._place_entity(self._rqs[cpu], task.se, initial=True)
         self._rqs[cpu].add(task)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         # enqueue_entity(): update_curr(), place_entity() from the saved lag, __enqueue_entity().
         self.update_curr(cpu, now_ns)
         self._place_entity(self._rqs[cpu], task.se, initial=False)
