@@ -51,6 +51,7 @@ class Case:
     argv: tuple[str, ...]  # after "run" or "export"; {sandbox files} by name
     needle: str  # what the one line must name
     scenario: str = BASE  # the text of sandbox/s.toml
+    workload: str = ""  # the text of sandbox/w.json (an rt-app workload), where not empty
 
 
 # ---- values just outside each spec, and of the wrong type -------------------------------------------
@@ -86,7 +87,7 @@ BAD_SCRIPTS = [  # tasks.script values model.script_steps must refuse, each in o
     "{ steps = [{ run_us = nan }] }",
     "{ steps = [{ sleep_us = 0 }] }",
     "{ steps = [{ run_us = 10, sleep_us = 10 }] }",
-    "{ steps = [{ lock = \"a\\u001b[31m\" }, { run_us = 1 }, { frob = 1 }] }",
+    '{ steps = [{ lock = "a\\u001b[31m" }, { run_us = 1 }, { frob = 1 }] }',
     "{ steps = [{ run_us = 1 }], loop = 0 }",
     "{ steps = [{ run_us = 1 }], nope = 1 }",
     "{ steps = [{ yield = 2 }] }",
@@ -333,6 +334,132 @@ def option_cases() -> list[Case]:
     return cases
 
 
+def tool_cases() -> list[Case]:
+    """compare, trace and sweep: their options and output paths, all refused before any run."""
+    ab = ("COMPARE", "s.toml", "--a", "sched.policy=o1", "--b", "sched.policy=bfs")
+    compare = [
+        (["--out", ""], "--out"),
+        (["--out", "taken/"], "--out"),
+        (["--out", "s.toml"], "--out"),
+        (["--out", "linked.toml"], "--out"),
+        (["--out", "ro.png"], "--out"),
+        (["--out", "pipe.png"], "--out"),
+        (["--out", "nowhere/x.svg"], "--out"),
+        (["--out", "x.gif"], "--out"),
+        (["--seed", "-1"], "--seed"),
+        (["--seed", str(2**70)], "--seed"),
+        (["--duration", "nan"], "--duration"),
+        (["--duration", "1e999"], "--duration"),
+    ]
+    cases = [Case(f"compare {' '.join(a)[:40]}", (*ab, *a), n) for a, n in compare]
+    cases.append(
+        Case(
+            "compare bad side value",
+            ("COMPARE", "s.toml", "--a", "machine.cpus=nan", "--b", "machine.cpus=2"),
+            "machine.cpus",
+        )
+    )
+    tr = ("TRACE", "s.toml")
+    trace = [
+        (["--out", ""], "--out"),
+        (["--out", "taken"], "--out"),
+        (["--out", "s.toml"], "--out"),
+        (["--out", "ro.json"], "--out"),
+        (["--out", "pipe.json"], "--out"),
+        (["--out", "nowhere/t.json"], "--out"),
+        (["--out", "t.json", "--from", "nan"], "--from"),
+        (["--out", "t.json", "--from", "-1"], "--from"),
+        (["--out", "t.json", "--to", "inf"], "--to"),
+        (["--out", "t.json", "--sample-ms", "nan"], "--sample-ms"),
+        (["--out", "t.json", "--sample-ms", "1e999"], "--sample-ms"),
+        (["--out", "t.json", "--max-mb", "inf"], "--max-mb"),
+        (["--out", "t.json", "--max-mb", "nan"], "--max-mb"),
+        (["--out", "t.json", "--max-mb", "0"], "--max-mb"),
+        (["--out", "t.json", "--seed", "-1"], "--seed"),
+        (["--out", "t.json", "--duration", "-inf"], "--duration"),
+    ]
+    cases += [Case(f"trace {' '.join(a)[:40]}", (*tr, *a), n) for a, n in trace]
+    cases.append(
+        Case("trace over its workload", ("TRACE", "w.json", "--out", "w.json"), "--out", workload=RTAPP)
+    )
+    sw = ("SWEEP", "s.toml", "--vary", "sched.policy=o1,bfs", "--metric", "bandwidth_mbps")
+    sweep = [
+        (["--out", ""], "--out"),
+        (["--out", "taken/"], "--out"),
+        (["--out", "s.toml"], "--out"),
+        (["--out", "ro.csv"], "--out"),
+        (["--out", "pipe.csv"], "--out"),
+        (["--plot", "x.gif"], "--plot"),
+        (["--plot", "ro.png"], "--plot"),
+        (["--plot", "pipe.png"], "--plot"),
+        (["--plot", "linked.toml"], "--plot"),
+        (["--seeds", "0-9223372036854775806"], "--seeds"),
+        (["--seeds", "1-" + "9" * 5000], "--seeds"),
+        (["--seeds", "5-1"], "--seeds"),
+        (["--seeds", "x"], "--seeds"),
+        (["--jobs", "0"], "--jobs"),
+        (["--jobs", "99999"], "--jobs"),
+        (["--vary", "machine.cpus=1,nan"], "machine.cpus"),
+        (["--vary", "machine.cpus=" + ",".join(["1"] * 200_000)], "runs"),
+        (["--vary", "x"], "--vary"),
+        (["--duration", "nan"], "--duration"),
+    ]
+    cases += [Case(f"sweep {' '.join(a)[:40]}", (*sw, *a), n) for a, n in sweep]
+    cases.append(
+        Case("sweep of a FIFO", ("SWEEP", "pipe.json", "--vary", "sched.policy=o1", "--metric", "x"), "FIFO")
+    )
+    return cases
+
+
+RTAPP = '{"tasks": {"a": {"run": 1000, "sleep": 1000}}}'
+
+
+def rtapp_cases() -> list[Case]:
+    """rt-app JSON workloads: every line names the file and the task, event or key that is wrong."""
+    task = '"a": {"run": 1000}'
+    many = ", ".join(f'"t{i}": {{"mem{i}": 1, "fork": 1}}' for i in range(200))
+    cases = [
+        ("malformed", '{"tasks": {', "malformed JSON"),
+        ("not an object", "[1, 2]", "JSON object"),
+        ("unknown top key", '{"tasks": {' + task + '}, "nope": 1}', "'nope'"),
+        ("no tasks", '{"global": {}}', "'tasks'"),
+        ("5000-digit integer", '{"tasks": {"a": {"run": 1' + "0" * 5000 + "}}}", "malformed JSON"),
+        ("nested 100,000 deep", "[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ("escape in a task name", '{"tasks": {"a\\u001b[31m": {"run": 1}}}', "tasks.name"),
+        ("5000-character task name", '{"tasks": {"' + "x" * 5000 + '": {"run": 1}}}', "tasks.name"),
+        (
+            "300 tasks",
+            '{"tasks": {' + ", ".join(f'"t{i}": {{"run": 1}}' for i in range(300)) + "}}",
+            "at most 256",
+        ),
+        (
+            "6400 threads",
+            '{"tasks": {' + ", ".join(f'"t{i}": {{"run": 1, "instance": 64}}' for i in range(100)) + "}}",
+            "tasks.count",
+        ),
+        ("400 unsupported events", '{"tasks": {' + many + "}}", "more"),
+        ("run -1", '{"tasks": {"a": {"run": -1}}}', "run"),
+        ("run NaN", '{"tasks": {"a": {"run": NaN}}}', "run"),
+        ("timer period 1e999", '{"tasks": {"a": {"timer": {"ref": "t", "period": 1e999}}}}', "period"),
+        ("priority 100", '{"tasks": {"a": {"run": 1, "priority": 100}}}', "priority"),
+        ("duration Infinity", '{"tasks": {' + task + '}, "global": {"duration": Infinity}}', "duration"),
+        ("instance 65", '{"tasks": {"a": {"run": 1, "instance": 65}}}', "instance"),
+        (
+            "same name as an instance",
+            '{"tasks": {"a": {"run": 1, "instance": 2}, "a.1": {"run": 1}}}',
+            "tasks.name",
+        ),
+    ]
+    out = [Case(f"rt-app {label}", ("w.json",), needle, workload=text) for label, text, needle in cases]
+    out += [
+        Case("rt-app not UTF-8", ("latin1.json",), "not UTF-8"),
+        Case("rt-app too big", ("big.json",), "big.json"),
+        Case("rt-app FIFO", ("pipe.json",), "FIFO"),
+        Case("rt-app folder", ("taken.json",), "folder"),
+    ]
+    return out
+
+
 def file_cases() -> list[Case]:
     """The scenario path itself is wrong: the line names the file."""
     return [
@@ -364,6 +491,13 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (box / "taken").mkdir()
     os.mkfifo(box / "pipe.csv")
     os.mkfifo(box / "pipe.png")
+    os.mkfifo(box / "pipe.json")
+    (box / "ro.json").write_bytes(b"{}")
+    (box / "ro.json").chmod(0o444)
+    (box / "taken.json").mkdir()
+    (box / "latin1.json").write_bytes('{"tasks": {"caf\u00e9": {"run": 1}}}'.encode("latin-1"))
+    with open(box / "big.json", "wb") as fh:
+        fh.truncate(9_000_000)  # sparse: over the 8 MB a workload may have
     (box / "latin1.toml").write_bytes('[scenario]\ntitle = "caf\u00e9"\n'.encode("latin-1"))
     with open(box / "big.toml", "wb") as fh:
         fh.truncate(2 << 20)  # sparse: 2 MiB that take no room
@@ -390,12 +524,12 @@ def run_case(case: Case, box: Path, capfd: pytest.CaptureFixture[str]) -> str:
     scenario = box / "s.toml"
     if not scenario.exists() or scenario.read_text(encoding="utf-8") != case.scenario:
         scenario.write_text(case.scenario, encoding="utf-8")
+    if case.workload:
+        (box / "w.json").write_text(case.workload, encoding="utf-8")
     before = state(box)
     argv = list(case.argv)
-    if argv[0] == "EXPORT":
-        argv = ["export", *argv[1:]]
-    elif argv[0] == "BENCH":
-        argv = ["bench", *argv[1:]]
+    if argv[0].isupper():  # a command other than run: EXPORT, BENCH, COMPARE, TRACE, SWEEP
+        argv = [argv[0].lower(), *argv[1:]]
     else:
         argv = ["run", *argv, "--csv", "out.csv"] if "--csv" not in argv else ["run", *argv]
     code = cli.main(argv)
@@ -438,6 +572,14 @@ def test_rules_between_keys(sandbox: Path, capfd: pytest.CaptureFixture[str]) ->
 
 def test_options_and_output_paths(sandbox: Path, capfd: pytest.CaptureFixture[str]) -> None:
     check_all(option_cases(), sandbox, capfd)
+
+
+def test_compare_trace_and_sweep_options(sandbox: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    check_all(tool_cases(), sandbox, capfd)
+
+
+def test_rt_app_workloads(sandbox: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    check_all(rtapp_cases(), sandbox, capfd)
 
 
 def test_scenario_paths(sandbox: Path, capfd: pytest.CaptureFixture[str]) -> None:

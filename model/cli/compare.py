@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from model.cli.figures import Figure, Line, Panel, check_figure_path, write_figure
-from model.cli.outputs import check_output
+from model.cli.outputs import check_output, option_what
 from model.cli.parser import UsageError
 from model.cli.progress import Progress
 from model.cli.runs import build_scenario, checked_seed, input_files
@@ -53,7 +53,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     seed = checked_seed(args.seed)
     out = None
     if args.out is not None:
-        out = check_output(args.out, f"--out {args.out}", inputs=input_files(name))
+        out = check_output(args.out, option_what("--out", args.out), inputs=input_files(name))
         check_figure_path(out, "--out")
     lock = Lockstep(base, sides, seed)
     duration_ns = round(base.duration_s * NSEC_PER_SEC)
@@ -66,7 +66,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     summaries = lock.summaries()
     diffs = differences(summaries, [s.label for s in sides])
     if out is not None:
-        write_figure(compare_figure(lock, diffs), out, f"--out {args.out}")
+        write_figure(compare_figure(lock, diffs), out, option_what("--out", args.out))
     if args.json:
         print(json.dumps(compare_json(lock, summaries, diffs, wall_s), indent=2))
     else:

@@ -4,12 +4,12 @@ Every file schedlab writes (CSV, JSON, PNG, SVG, and any later video or trace) g
 ``check_output`` looks at the path before the run that fills it, so a bad path costs no run: an
 empty name, a folder, a folder that does not exist, a FIFO or device that a rename would replace, a
 read-only file, a folder that refuses a new file, a name too long, or one of the command's own input
-files. ``open_atomic`` opens a temporary file in the same folder; when it is complete it is flushed
-to disk and renamed over the destination: on any failure (a full disk, a signal, a refused trace) the
-old file is untouched and the temporary file is gone. ``write_atomic`` and ``write_bytes_atomic`` do
-the same for a writer function and for bytes. Errors are ``OutputError``, one line that starts with
-what the caller names (``--csv FILE``, ``cannot export to 'x.png'``); the command line exits with
-status 2.
+files. ``open_atomic`` (``open_atomic_text`` for text) opens a temporary file in the same folder;
+when it is complete it is flushed to disk and renamed over the destination: on any failure (a full
+disk, a signal, a refused trace) the old file is untouched and the temporary file is gone.
+``write_atomic`` and ``write_bytes_atomic`` do the same for a writer function and for bytes. Errors
+are ``OutputError``, one line that starts with what the caller names (``--csv FILE``, ``cannot export
+to 'x.png'``); the command line exits with status 2. ``gui.export`` uses the same functions.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, BinaryIO
+from typing import BinaryIO, TextIO
 
 from model.keyspec import ScenarioError, shown, shown_path
 
@@ -31,6 +31,11 @@ PARTIAL_SUFFIX = ".partial"
 
 class OutputError(ScenarioError):
     """An output file that cannot or must not be written; the message is one line."""
+
+
+def option_what(option: str, value: str) -> str:
+    """How a message names an output option as typed: ``--csv out.csv``, or ``--csv ''`` if empty."""
+    return f"{option} {value}" if value else f"{option} ''"
 
 
 def check_output(
@@ -109,16 +114,16 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 @contextmanager
-def open_atomic(path: Path, what: str, *, text: bool = False) -> Iterator[IO[Any]]:
-    """A new temporary file beside ``path``, open for writing (bytes, or UTF-8 text); when the block
-    ends cleanly it is flushed to disk and renamed into place. OutputError ("{what}: cannot write:
-    ...") if anything fails, with the old file untouched and nothing left over."""
+def open_atomic(path: Path, what: str) -> Iterator[BinaryIO]:
+    """A new temporary file beside ``path``, open for writing; when the block ends cleanly it is
+    flushed to disk and renamed into place. OutputError ("{what}: cannot write: ...") if anything
+    fails, with the old file untouched and nothing left over."""
     path = _destination(path)
     fh, partial = _temporary_file(path, what)
     try:
-        with io.TextIOWrapper(fh, encoding="utf-8") if text else fh as out:  # type: ignore[arg-type]
-            yield out
-            out.flush()
+        with fh:
+            yield fh
+            fh.flush()
             os.fsync(fh.fileno())  # a full disk shows here at the latest, before the rename
         if path.exists():
             os.chmod(partial, stat.S_IMODE(os.stat(path).st_mode))  # the old file's permissions
@@ -128,6 +133,16 @@ def open_atomic(path: Path, what: str, *, text: bool = False) -> Iterator[IO[Any
         if isinstance(exc, OSError):
             raise OutputError(f"{what}: cannot write: {exc.strerror or exc}") from None
         raise
+
+
+@contextmanager
+def open_atomic_text(path: Path, what: str) -> Iterator[TextIO]:
+    """``open_atomic`` for UTF-8 text."""
+    with open_atomic(path, what) as fh:
+        text = io.TextIOWrapper(fh, encoding="utf-8")
+        yield text
+        text.flush()
+        text.detach()  # the file stays open for open_atomic to sync and close
 
 
 def write_atomic(path: Path, what: str, write: Callable[[BinaryIO], None]) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import model
-from model.cli.outputs import OutputError, check_output
+from model.cli.outputs import OutputError, check_output, option_what
 from model.cli.report import print_human
 from model.cli.series_csv import write_csv
 from model.keyspec import shown
@@ -67,7 +67,7 @@ def cmd_list() -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     seed = checked_seed(args.seed)
     scenario = build_scenario(args.scenario, args.set, args.duration)
-    csv_what = f"--csv {args.csv}" if args.csv else "--csv ''"
+    csv_what = option_what("--csv", args.csv or "")
     csv_path = None
     if args.csv is not None:  # refuse before running, so that no run's result is lost to a bad path
         csv_path = check_output(args.csv, csv_what, inputs=input_files(args.scenario))

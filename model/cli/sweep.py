@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from model.cli.figures import Figure, Line, Panel, check_figure_path, write_figure
 from model.cli.jobs import Job, Source, run_jobs
-from model.cli.outputs import check_output, write_bytes_atomic
+from model.cli.outputs import check_output, option_what, write_bytes_atomic
 from model.cli.progress import Progress
 from model.cli.runs import input_files, run_once
 from model.keyspec import shown, shown_path
@@ -119,9 +119,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     inputs = input_files(args.scenario)
     out = plot = None
     if args.out is not None:
-        out = check_output(args.out, f"--out {args.out}", suffixes=(".csv",), inputs=inputs)
+        out = check_output(args.out, option_what("--out", args.out), suffixes=(".csv",), inputs=inputs)
     if args.plot is not None:
-        plot = check_output(args.plot, f"--plot {args.plot}", inputs=inputs)
+        plot = check_output(args.plot, option_what("--plot", args.plot), inputs=inputs)
         check_figure_path(plot, "--plot")
     if out is not None and plot is not None and os.path.abspath(out) == os.path.abspath(plot):
         raise ScenarioError(f"--out and --plot name one file, {shown_path(out)}; give each its own")
@@ -133,9 +133,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         values = run_jobs(source, args.metric, jobs, workers, args.executor, args.scheduler, bar)
     header, rows = result_rows(vary, jobs, values, args.metric)
     if out is not None:
-        write_bytes_atomic(out, f"--out {args.out}", csv_text(header, rows).encode("utf-8"))
+        write_bytes_atomic(out, option_what("--out", args.out), csv_text(header, rows).encode("utf-8"))
     if plot is not None:
-        write_figure(sweep_figure(source, vary, jobs, values, args.metric), plot, f"--plot {args.plot}")
+        write_figure(
+            sweep_figure(source, vary, jobs, values, args.metric), plot, option_what("--plot", args.plot)
+        )
     print_table(vary, jobs, values, args.metric)
     return 0
 

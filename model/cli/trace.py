@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from model.cli.outputs import check_output, open_atomic
+from model.cli.outputs import check_output, open_atomic_text, option_what
 from model.cli.progress import Progress
 from model.cli.runs import build_scenario, checked_seed, input_files
 from model.perfetto import Event, TraceLost, trace_events
@@ -43,7 +43,7 @@ def write_trace(
     ``path``, if the trace would pass ``max_bytes``; OutputError (a line starting with ``what``, by
     default the path) if the file cannot be written.
     """
-    with open_atomic(path, what or f"cannot write {path}", text=True) as fh:
+    with open_atomic_text(path, what or f"cannot write {path}") as fh:
         fh.write('{"displayTimeUnit": "ns", "traceEvents": [\n')
         written = _write_events(sim, fh, from_ns, to_ns, sample_ns, max_bytes, progress)
         meta = {"scenario": sim.scenario.name, "seed": sim.seed, "from_s": from_ns / NSEC_PER_SEC}
@@ -106,7 +106,9 @@ def _refuse_if_too_big(projected: float, max_bytes: int, from_ns: int, done_ns: 
 def cmd_trace(args: argparse.Namespace) -> int:
     seed = checked_seed(args.seed)
     scenario = build_scenario(args.scenario, args.set, args.duration)
-    out = check_output(args.out, f"--out {args.out}", suffixes=(".json",), inputs=input_files(args.scenario))
+    out = check_output(
+        args.out, option_what("--out", args.out), suffixes=(".json",), inputs=input_files(args.scenario)
+    )
     end_s = scenario.duration_s if args.t_to is None else args.t_to
     if not (0 <= args.t_from < end_s <= scenario.duration_s):
         raise ScenarioError(
@@ -130,7 +132,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
             round(args.sample_ms * 1e6),
             round(args.max_mb * MB),
             bar,
-            f"--out {args.out}",
+            option_what("--out", args.out),
         )
     print(
         f"{out}: {size / MB:.1f} MB, {args.t_from:g} s to {end_s:g} s of {scenario.name}; "
