@@ -370,10 +370,10 @@ def _read_toml(text: str, source: str) -> dict[str, Any]:
     try:
         check_shape(text)
         return tomllib.loads(text)
-    except ShapeError as exc:
-        raise ScenarioError(f"{source}: {exc}{_allowed_for(exc.key)}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{source}: malformed TOML: {exc}") from None
+    except ShapeError as shape:  # each clause its own name: compiled, a name has one type
+        raise ScenarioError(f"{source}: {shape}{_allowed_for(shape.key)}") from None
+    except tomllib.TOMLDecodeError as malformed:
+        raise ScenarioError(f"{source}: malformed TOML: {malformed}") from None
     except ValueError:  # tomllib converts integers of up to 4300 digits only; the shape check stops 100
         raise ScenarioError(f"{source}: malformed TOML: a number of too many digits") from None
 

@@ -119,7 +119,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     inputs = input_files(args.scenario)
     out = plot = None
     if args.out is not None:
-        out = check_output(args.out, option_what("--out", args.out), suffixes=(".csv",), inputs=inputs)
+        out = check_output(args.out, option_what("--out", args.out), inputs=inputs)
+        if out.suffix.lower() != ".csv":
+            raise ScenarioError(f"--out {shown_path(out)}: the sweep's rows are CSV; name it FILE.csv")
     if args.plot is not None:
         plot = check_output(args.plot, option_what("--plot", args.plot), inputs=inputs)
         check_figure_path(plot, "--plot")

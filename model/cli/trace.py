@@ -17,6 +17,7 @@ from typing import TextIO
 from model.cli.outputs import check_output, open_atomic_text, option_what
 from model.cli.progress import Progress
 from model.cli.runs import build_scenario, checked_seed, input_files
+from model.keyspec import shown_path
 from model.perfetto import Event, TraceLost, trace_events
 from model.scenario import ScenarioError
 from model.sched.base import NSEC_PER_SEC
@@ -106,9 +107,9 @@ def _refuse_if_too_big(projected: float, max_bytes: int, from_ns: int, done_ns: 
 def cmd_trace(args: argparse.Namespace) -> int:
     seed = checked_seed(args.seed)
     scenario = build_scenario(args.scenario, args.set, args.duration)
-    out = check_output(
-        args.out, option_what("--out", args.out), suffixes=(".json",), inputs=input_files(args.scenario)
-    )
+    out = check_output(args.out, option_what("--out", args.out), inputs=input_files(args.scenario))
+    if out.suffix.lower() != ".json":
+        raise ScenarioError(f"--out {shown_path(out)}: a trace is JSON; name it FILE.json")
     end_s = scenario.duration_s if args.t_to is None else args.t_to
     if not (0 <= args.t_from < end_s <= scenario.duration_s):
         raise ScenarioError(
