@@ -5,8 +5,10 @@ The cases come from ``key_specs()`` and the ``[[tasks]]`` specs, not from a list
 key just below and just above its range, outside its choices, too long or too short, of every wrong
 type, NaN and infinities, huge numbers, deep nesting; each in a file and through ``--set``. Around
 them: unknown keys and sections (names drawn from ``random.Random(SEED)``), duplicate task names,
-special files as the scenario, bad and unwritable output paths, a disk that fills mid-write (a fake
-writer; a real 64 KiB tmpfs too where the tests run as root), Ctrl-C and a closed pipe. The CLI runs
+special files as the scenario, bad and unwritable output paths of every command (run, export,
+compare, trace, sweep), rt-app JSON workloads (malformed, too deep, too big, bad task names, too many
+tasks or threads, unsupported events), a disk that fills mid-write (a fake writer; a real 64 KiB tmpfs
+too where the tests run as root), Ctrl-C and a closed pipe. The CLI runs
 in-process (a few cases, where a regression would hang or where a signal is the input, run it as a
 subprocess with a timeout), inside a sandbox folder whose every file is compared before and after.
 """
