@@ -233,8 +233,10 @@ def parse_rtapp(text: str, source: str = "<rt-app>") -> Scenario:
         doc = json.loads(text, object_pairs_hook=list)  # duplicate keys kept, in order
     except RecursionError:
         raise ScenarioError(f"{source}: malformed JSON: nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, or an integer of more than 4300 digits
-        raise ScenarioError(f"{source}: malformed JSON: {exc}") from None
+    except json.JSONDecodeError as malformed:
+        raise ScenarioError(f"{source}: malformed JSON: {malformed}") from None
+    except ValueError:  # json converts integers of up to 4300 digits only
+        raise ScenarioError(f"{source}: malformed JSON: a number of more than 4300 digits") from None
     top = dict(_pairs(doc, source))
     unknown = [k for k in top if k not in ("tasks", "global", "resources")]
     if unknown:
