@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog
+from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 
+from gui.file_dialogs import chosen_path, file_dialog
 from gui.video_dialog import scenario_now
-from model.cli.atomic import atomic_output, check_writable
+from model.cli.outputs import check_output, open_atomic_text
 from model.cli.series_csv import write_csv
 from model.scenario import Scenario, ScenarioError
 from model.sched.base import NSEC_PER_SEC
@@ -54,23 +55,18 @@ def run_headless(scenario: Scenario, seed: int, progress: Any = None) -> Simulat
 def write_data(sim: Simulation, path: Path) -> None:
     """``path``'s suffix picks the format: .csv the interval table of ``--csv``, .json ``--json``."""
     if path.suffix.lower() == ".csv":
-        write_csv(sim, path)
+        write_csv(sim, path, str(path))
         return
     summary = sim.summary()
-    with atomic_output(path) as partial:
-        partial.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    with open_atomic_text(path, str(path)) as fh:
+        fh.write(json.dumps(summary, indent=2) + "\n")
 
 
 def export_data(window: Any, path: Path, to_now: bool = False) -> str | None:
     """Run and write; the equivalent command line, or None (cancelled, or a dialog said why)."""
     scenario = scenario_now(window)
-    if path.suffix.lower() not in (".csv", ".json"):
-        window.show_error(
-            "Cannot export data", f"{path}: unknown extension '{path.suffix}'; allowed: .csv, .json"
-        )
-        return None
     try:
-        check_writable(path, str(path))
+        check_output(str(path), str(path), suffixes=(".csv", ".json"))
         if to_now:
             scenario = scenario.with_overrides(
                 {"scenario.duration_s": max(0.001, window.playback.simulation.now_ns / 1e9)}
@@ -110,12 +106,13 @@ def data_dialog(window: Any) -> None:
     folder = str(settings.value("data/folder", str(Path.home())))
     suffix = str(settings.value("data/suffix", ".csv"))
     name = f"schedlab-{window.playback.scenario.name}{suffix}"
-    path, _ = QFileDialog.getSaveFileName(
-        window,
-        "Export data",
-        str(Path(folder) / name),
-        "CSV, one row per interval (*.csv);;JSON, the run's metrics (*.json)",
-        options=QFileDialog.Option.DontUseNativeDialog,
+    path, _ = chosen_path(
+        file_dialog(
+            window,
+            "Export data",
+            "CSV, one row per interval (*.csv);;JSON, the run's metrics (*.json)",
+            save_as=str(Path(folder) / name),
+        )
     )
     if not path:
         return

@@ -3,8 +3,9 @@
 Data flows down (``Playback.snapshot_ready`` → every panel's ``render``), requests flow up (control
 signals → Playback). The window holds no simulation logic and no plotting code. It owns the menus
 (open a scenario file, export a screenshot, full screen, the shortcut sheet), a status line with the
-key settings, and remembers its size and last story in QSettings. Bad input becomes a dialog; the
-run in progress is kept.
+key settings, and remembers its size and last story in QSettings. Bad input (a bad file, a bad value,
+an export that cannot be written) becomes a plain-text dialog; the run in progress is kept. Its file
+dialogs never read the files they list (``gui.file_dialogs``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from PySide6.QtCore import QByteArray, QPoint, QRectF, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QFileDialog,
-    QInputDialog,
+    QDialog,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -36,6 +36,9 @@ from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.draw.layout_plan import Plan, plan_layout
 from gui.draw.series import window_ns_for
 from gui.export import ExportError, export_widget
+from gui.figure_dialog import FigureDialog
+from gui.figures import FigureOptions
+from gui.file_dialogs import SCENARIO_FILTER, chosen_path, error_box, file_dialog
 from gui.lesson_driver import LessonDriver
 from gui.panels.base import rescale_fonts
 from gui.panels.controls import ControlsPanel, has_qdisc
@@ -451,7 +454,7 @@ class MainWindow(QMainWindow):
         self.show_error("schedlab could not do that", message)
 
     def show_error(self, title: str, message: str) -> None:
-        QMessageBox.warning(self, title, message)
+        error_box(self, title, message).exec()
 
     # ---- user commands ----------------------------------------------------------------------
 
@@ -480,7 +483,7 @@ class MainWindow(QMainWindow):
         return True
 
     def open_scenario_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open scenario", "", "Scenario files (*.toml)")
+        path, _ = chosen_path(file_dialog(self, "Open scenario", SCENARIO_FILTER))
         if path:
             self.open_scenario_file(path)
 
@@ -493,13 +496,21 @@ class MainWindow(QMainWindow):
         targets["Controls"] = self.controls
         return targets
 
-    def export_to(self, target: str, path: str) -> bool:
+    def figure_caption(self) -> str:
+        """What a figure's caption says: the story, its settings and seed (the status line), the time."""
+        title = self.playback.scenario.title or self.playback.scenario.name
+        t_s = self.playback.simulation.now_ns / 1e9
+        settings = " · ".join(part.strip() for part in self.status_label.text().split("·") if part.strip())
+        return f"schedlab · {title} · {settings} · t = {t_s:.6f} s"
+
+    def export_to(self, target: str, path: str, options: FigureOptions | None = None) -> bool:
         widget = self.export_targets()[target]
         for panel in self.panels.values():
             if self._last_snapshot is not None and cast(QWidget, panel) is widget:
                 panel.render(self._last_snapshot)  # a panel behind a tab may be frames behind
+        source = Path(self.source)
         try:
-            export_widget(widget, path)
+            export_widget(widget, path, inputs=[source] if source.is_file() else [], options=options)
         except ExportError as exc:
             self.show_error("Export failed", str(exc))
             return False
@@ -507,17 +518,13 @@ class MainWindow(QMainWindow):
         return True
 
     def export_dialog(self) -> None:
-        names = list(self.export_targets())
-        target, ok = QInputDialog.getItem(self, "Export", "What to export:", names, 0, False)
-        if not ok:
-            return
-        path, chosen = QFileDialog.getSaveFileName(
-            self, "Export to", f"schedlab-{self.playback.scenario.name}.png", "PNG image (*.png);;SVG (*.svg)"
-        )
-        if path:
-            if not Path(path).suffix:
-                path += ".svg" if "svg" in chosen.lower() else ".png"
-            self.export_to(target, path)
+        name = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.playback.scenario.name)
+        dialog = FigureDialog(self, list(self.export_targets()), f"schedlab-{name}", self.settings)
+        if dialog.exec() == QDialog.DialogCode.Accepted:
+            dialog.remember()
+            self.export_to(
+                dialog.target.currentText(), dialog.path.text(), dialog.options(self.figure_caption())
+            )
 
     def toggle_full_screen(self) -> None:
         if self.isFullScreen():

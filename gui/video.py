@@ -9,7 +9,7 @@ its own FFmpeg (libx264 for MP4, FFmpeg's GIF encoder with a palette per clip), 
 needed.
 
 The output is written to a temporary file beside the destination and renamed into place only when the
-last frame is in (``model.cli.atomic``): a cancel, an error or Ctrl-C leaves an existing file untouched.
+last frame is in (``model.cli.outputs``): a cancel, an error or Ctrl-C leaves an existing file untouched.
 ``render_video`` reports progress and asks whether to go on after every frame, which the headless
 command turns into a bar on stderr and the window into a progress dialog with Cancel.
 """
@@ -25,11 +25,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
-from model.cli.atomic import atomic_output, check_writable
+from model.cli.outputs import check_output, open_atomic, option_what
 from model.scenario import Scenario, ScenarioError
 
 FORMATS = (".mp4", ".gif")
@@ -95,12 +95,10 @@ def check_spec(spec: VideoSpec, duration_s: float) -> None:
         raise ScenarioError(f"--size {w}x{h}: H.264 needs an even width and height")
 
 
-def check_out(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ScenarioError(f"--out {path}: unknown extension '{path.suffix}'; allowed: .mp4, .gif")
-    check_writable(path, "--out")
-    return suffix
+def check_out(path: Path, inputs: tuple[Path, ...] = ()) -> str:
+    """The format's suffix, if a video can be written at ``path`` (checked before any frame)."""
+    check_output(str(path), option_what("--out", str(path)), suffixes=FORMATS, inputs=inputs)
+    return path.suffix.lower()
 
 
 def render_video(window: Any, spec: VideoSpec, out: Path, progress: ProgressFn | None = None) -> int:
@@ -114,7 +112,7 @@ def render_video(window: Any, spec: VideoSpec, out: Path, progress: ProgressFn |
     playback.set_speed(spec.speed)
     _play_lead(playback, spec.frame_t_ns(0))
     total = spec.frames
-    with atomic_output(out) as partial, _Encoder(partial, suffix, spec) as encoder:
+    with open_atomic(out, option_what("--out", str(out))) as fh, _Encoder(fh, suffix, spec) as encoder:
         for i in range(total):
             if playback.advance_to(spec.frame_t_ns(i)) is None:
                 raise ScenarioError(f"the simulation stopped at t = {playback.simulation.now_ns / 1e9:.6f} s")
@@ -129,10 +127,10 @@ class _Encoder:
     releases the GIL while it encodes), in order, so the file is the same as one thread would write.
     An encoder error is raised in the caller at its next ``put`` or at the end."""
 
-    def __init__(self, path: Path, suffix: str, spec: VideoSpec) -> None:
+    def __init__(self, fh: BinaryIO, suffix: str, spec: VideoSpec) -> None:
         import av
 
-        self._container = av.open(str(path), mode="w", format=suffix[1:])
+        self._container = av.open(fh, mode="w", format=suffix[1:])
         self._stream = _video_stream(self._container, suffix, spec)
         self._frames: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=4)
         self._error: BaseException | None = None

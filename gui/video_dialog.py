@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
-    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.file_dialogs import chosen_path, file_dialog
 from gui.playback import SPEED_FAST, SPEED_MAX, SPEED_MIN, SPEED_NORMAL, SPEED_SLOW
 from gui.video import FPS_RANGE, VideoCancelled, VideoSpec, check_out, check_spec, offscreen_window
 from gui.video import render_video as render
@@ -88,12 +88,10 @@ class VideoDialog(QDialog):
         return box
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            "Video file",
-            self.path.text(),
-            "MP4 video (*.mp4);;GIF animation (*.gif)",
-            options=QFileDialog.Option.DontUseNativeDialog,
+        path, _ = chosen_path(
+            file_dialog(
+                self, "Video file", "MP4 video (*.mp4);;GIF animation (*.gif)", save_as=self.path.text()
+            )
         )
         if path:
             self.path.setText(path if Path(path).suffix else path + ".mp4")

@@ -31,7 +31,7 @@ from model.net.txpath import NicConfig, TxCosts, TxPath
 from model.net.view import QdiscView, qdisc_view
 from model.net.wire import frame_ns
 from model.observe import cpu_views, task_views
-from model.scenario import Scenario, ScenarioError, TaskSpec
+from model.scenario import Scenario, ScenarioError, TaskSpec, check_consistent
 from model.sched import POLICIES, TUNABLES
 from model.sched.base import NSEC_PER_SEC
 from model.snapshot import CommandRecord, CpuView, SeriesLayout, Snapshot, TaskView, TraceRecord, Value
@@ -100,18 +100,7 @@ class Simulation:
 
     def _build_workloads(self) -> None:
         sc, machine = self.scenario, self.machine
-        for cpu in sc.net.irq_cpus:
-            if cpu >= sc.machine.cpus:
-                raise ScenarioError(
-                    f"net.irq_cpus: CPU {cpu} does not exist; allowed 0..{sc.machine.cpus - 1}"
-                )
-        for spec in sc.tasks:
-            if spec.cpu >= sc.machine.cpus:
-                raise ScenarioError(
-                    f"tasks '{spec.name}': cpu = {spec.cpu}; allowed -1..{sc.machine.cpus - 1}"
-                )
-        if sc.iperf.enabled and sc.iperf.cpu >= sc.machine.cpus:
-            raise ScenarioError(f"iperf.cpu = {sc.iperf.cpu}; allowed -1..{sc.machine.cpus - 1}")
+        check_consistent(sc)  # a scenario built in code, not loaded, meets the same rules
         if sc.iperf.enabled and sc.iperf.mode == "server":
             net = sc.net
             self.rx_socket = RxSocket(machine)
@@ -157,13 +146,6 @@ class Simulation:
         senders = [t for t in sc.tasks if t.kind == "sender"]
         if not senders:
             return
-        for t in senders:
-            first = max(t.cpu, 0)
-            if first + t.count > sc.machine.cpus:
-                raise ScenarioError(
-                    f"tasks '{t.name}': {t.count} senders from CPU {first} need {first + t.count} CPUs; "
-                    f"machine.cpus = {sc.machine.cpus}"
-                )
         try:
             self.qdisc = PrioQdisc(sc.qdisc.bands, sc.qdisc.priomap, sc.qdisc.limit)
         except ValueError as exc:

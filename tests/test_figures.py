@@ -138,3 +138,22 @@ def test_a_pdf_is_one_page_the_size_of_the_figure(windows) -> None:
     assert pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page ") + pdf.count(b"/Type/Page") >= 1
     width_pt = graphs.width() * 72 / 96
     assert f"{width_pt:.0f}".encode() in pdf or f"{width_pt:.1f}".encode() in pdf
+
+
+def test_headless_export_of_a_panel_at_a_dpi_with_a_caption(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from model import cli
+
+    out = tmp_path / "graphs.png"
+    args = ["export", "cfs-yield-2007", "--at", "0.2", "--size", "1280x720", "--panel", "graphs"]
+    assert cli.main([*args, "--out", str(out), "--dpi", "192", "--caption"]) == 0
+    image = QImage(str(out))
+    assert abs(image.dotsPerMeterX() * 0.0254 - 192) < 1
+    assert cli.main([*args, "--out", str(tmp_path / "graphs.pdf")]) == 0
+    assert (tmp_path / "graphs.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_the_panel_names_are_the_windows_export_targets(windows) -> None:
+    from gui.app import EXPORT_PANELS, slug
+
+    names = {slug(k) for k in windows["qdisc-fairness-2011"].export_targets() if k != "Whole window"}
+    assert set(EXPORT_PANELS) == names | {"window"}

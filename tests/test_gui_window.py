@@ -333,7 +333,7 @@ def test_bad_restart_value_is_a_dialog_and_the_run_goes_on(window: MainWindow, m
 
 def test_opening_a_malformed_scenario_shows_a_dialog(window: MainWindow, tmp_path: Path, monkeypatch) -> None:
     shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a: shown.append((title, text)))
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append((box.windowTitle(), box.text())))
     frames(window, 10)
     sim, t = window.playback.simulation, window.playback.simulation.now_ns
     bad = tmp_path / "bad.toml"
@@ -346,7 +346,7 @@ def test_opening_a_malformed_scenario_shows_a_dialog(window: MainWindow, tmp_pat
     impossible = tmp_path / "impossible.toml"
     impossible.write_text("[net]\nirq_cpus = [3]\n", encoding="utf-8")  # well formed, 1 CPU
     assert not window.open_scenario_file(str(impossible))
-    assert [t for t, _ in shown] == ["Cannot open this scenario"] * 3 + ["schedlab could not do that"]
+    assert [t for t, _ in shown] == ["Cannot open this scenario"] * 4  # the CPU rule is checked on loading
     assert "net.irq_cpus" in shown[3][1]
     assert (
         "machine.cpus" in shown[0][1] and "malformed TOML" in shown[1][1] and "does not exist" in shown[2][1]

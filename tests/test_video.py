@@ -80,8 +80,10 @@ def test_a_cancel_leaves_the_old_file_untouched(qtbot, tmp_path: Path) -> None:
     out = tmp_path / "out" / "keep.mp4"
     out.write_bytes(b"the old video")
     spec = VideoSpec(1.0, 1.003, 0.01, 10, SIZE)
+    from gui.main_window import MainWindow
+
     with (
-        offscreen_window(load_scenario("cfs-yield-2007"), None, SIZE) as window,
+        offscreen_window(MainWindow, load_scenario("cfs-yield-2007"), None, SIZE) as window,
         pytest.raises(VideoCancelled),
     ):
         render_video(window, spec, out, lambda done, total: done < 2)
