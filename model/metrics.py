@@ -263,7 +263,7 @@ class Headline:
 RUN_HEADLINES: tuple[Headline, ...] = (
     Headline("bandwidth_mbps", "bandwidth", "Mbit/s"),
     Headline("fairness_jain", "Jain", "", digits=2, arrow=True),
-    Headline("context_switches_per_s", "context switches", "/s", digits=0),
+    Headline("system_context_switches_per_s", "context switches (system)", "/s", digits=0),
 )
 
 
