@@ -180,7 +180,7 @@ def _video_stream(container: Any, suffix: str, spec: VideoSpec) -> Any:
         stream = container.add_stream("libx264", rate=Fraction(spec.fps))
         stream.pix_fmt = "yuv420p"  # what every player plays
         # Same frames, same bytes: one thread and no wall-clock-dependent choices.
-        stream.options = {"crf": "20", "preset": "veryfast", "threads": "1", "tune": "animation"}
+        stream.options = {"crf": "20", "preset": "superfast", "threads": "1", "tune": "animation"}
     stream.thread_count = 1
     stream.width, stream.height = width, height
     container.metadata.clear()
