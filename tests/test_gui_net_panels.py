@@ -309,7 +309,7 @@ def test_no_qdisc_means_no_dequeue_graphs(graphs: GraphsPanel, frames: list[Snap
 
 
 def test_a_short_panel_shows_the_key_graphs_first(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
-    assert gs.plot_order(True, None)[:3] == ("dequeues", "fairness", "bandwidth")
+    assert gs.plot_order(True, None)[:3] == ("fairness", "dequeues", "bandwidth")
     assert gs.plot_order(False, "client") == ("bandwidth", "threads", "cpus")
     graphs.resize(1000, 620)
     graphs.render(with_qdisc(frames[3]))
