@@ -1,21 +1,22 @@
 """Going back in a run (Back one event, Back one second, the timeline scrubber) by replay from checkpoints.
 
-The model is deterministic: the same scenario and seed, with the same live settings applied at the
-same simulated instants, give the same run, and ``advance(a); advance(b)`` is ``advance(a + b)``. So
-any instant of a recording (its live settings, ``Command``s, in time order) can be rebuilt by
-replaying from an earlier state of the same run. A copy of a state is not to be had: the tasks'
-programs are generators, and the compiled model's classes cannot be deep-copied. The checkpoints are
-therefore whole ``Simulation`` instances ("rungs") parked at multiples of a spacing. To land at T,
-the instance nearest at or before T (a rung, the one being refilled, or the live run itself when it
-is not past T) is replayed forward to T and becomes the live run, which consumes it: a rung is one
-instance, and only a replay from an earlier one makes another. ``work(budget_s)`` refills the missing
-rungs within a wall-time budget that the playback grants between frames (no threads): each from the
-nearest instance below it (another rung, which moves the hole one rung down, a run the window let
-go, or a fresh Simulation at t = 0, which costs nothing to build), highest rung first, so a hole
-near where the class is looking closes first. The spacing follows the measured speed of the model so
-that a landing replays at most ``LANDING_BUDGET_S`` of wall time (the 2007 story needs no rung after
-t = 0 for a 10 s run; the 2011 story one every second or so), and at most ``MAX_RUNGS`` are kept: a
-longer recording doubles the spacing, which keeps every other rung. A new live setting after a
+The model is deterministic: the same scenario and seed, with the same live settings applied at the same
+simulated instants, give the same run, and ``advance(a); advance(b)`` is ``advance(a + b)``. So any instant of
+a recording (its live settings, ``Command``s, in time order) can be rebuilt by replaying from an earlier state
+of the same run. A copy of a state is not to be had: the tasks' programs are generators, and the compiled
+model's classes cannot be deep-copied. The checkpoints are therefore whole ``Simulation`` instances ("rungs")
+parked at multiples of a spacing. To land at T, the instance nearest at or before T (a rung, the one being
+refilled, or the live run itself when it is not past T) is replayed forward to T and becomes the live run,
+which consumes it: a rung is one instance, and only a replay from an earlier one makes another.
+``work(budget_s)`` refills the missing rungs within a wall-time budget that the playback grants between frames
+(no threads): each from the nearest instance below it (another rung, which moves the hole one rung down, a run
+the window let go, or a fresh Simulation at t = 0, which costs nothing to build), highest rung first, so a
+hole near where the class is looking closes first. The spacing follows the measured speed of the model so that
+a landing replays at most ``LANDING_BUDGET_S`` of wall time, a third of the 0.3 s a landing may take: a
+landing consumes its rung, and closing the hole replays everything below it, so a class scrubbing back and
+forth often lands above a hole or two (the 2011 story gets a rung every 0.25–0.5 s, the 2007 story every few
+seconds). At most ``MAX_RUNGS`` are kept (a rung of the 2011 story holds about 2 MB, mostly its trace and
+series): a longer recording doubles the spacing, which keeps every other rung. A new live setting after a
 landing starts a new branch: the recorded settings after that instant, and the rungs past it, go.
 """
 
@@ -29,11 +30,11 @@ from model.simulation import SetTunable, Simulation
 from model.snapshot import Snapshot
 from model.stops import StopRule
 
-LANDING_BUDGET_S = 0.15  # wall time a landing may spend replaying from its rung
+LANDING_BUDGET_S = 0.05  # wall time a landing may spend replaying from its rung (a hole below doubles it)
 SPACING_BASE_NS = 125_000_000  # rung spacings are this times a power of two
 MAX_SPACING_NS = SPACING_BASE_NS << 10  # about two minutes
 INITIAL_SPACING_NS = SPACING_BASE_NS << 3  # 1 s, until the model's speed is measured
-MAX_RUNGS = 24
+MAX_RUNGS = 64
 MAX_LOOSE = 2  # runs the window let go, kept to refill the rung above them
 CHUNK_MIN_NS = 100_000  # a budgeted replay advances at least this much per step
 

@@ -125,9 +125,9 @@ def test_rungs_are_refilled_from_below_within_the_budget_and_a_landing_takes_one
 
 def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
     assert spacing_for(1e8, 0) == SPACING_BASE_NS  # slow model: the finest ladder
-    # 10 simulated s per wall s: a landing replays at most 0.15 wall s, so a rung every 1 s.
-    assert spacing_for(1e10, 0) == 1_000_000_000
-    assert spacing_for(1e11, 0) == 8_000_000_000
+    # 10 simulated s per wall s: a landing replays at most 0.05 wall s, so a rung every 0.5 s.
+    assert spacing_for(1e10, 0) == 500_000_000
+    assert spacing_for(1e11, 0) == 4_000_000_000
     half_an_hour = 1800 * 10**9
     assert half_an_hour // spacing_for(1e10, half_an_hour) < MAX_RUNGS
 
