@@ -29,8 +29,6 @@ from PySide6.QtWidgets import (
 )
 
 from gui import keys  # pyside_fix: before any signal is emitted
-from gui.compare_dialog import compare_dialog
-from gui.data_export import data_dialog
 from gui.draw import theme
 from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.draw.layout_plan import Plan, plan_layout
@@ -53,7 +51,6 @@ from gui.panels.runqueue import RunqueuePanel
 from gui.panels.status import StatusLine
 from gui.panels.time_controls import TimeControls
 from gui.playback import Playback
-from gui.video_dialog import video_dialog
 from model.scenario import Scenario, ScenarioError, builtin_names, load_scenario
 from model.snapshot import Snapshot
 
@@ -233,9 +230,9 @@ class MainWindow(QMainWindow):
             file_menu, "Open scenario…", QKeySequence.StandardKey.Open, self.open_scenario_dialog
         )
         self._menu_action(file_menu, "Export…", "Ctrl+Shift+S", self.export_dialog)
-        self._menu_action(file_menu, "Export video…", "Ctrl+Shift+V", lambda: video_dialog(self))
-        self._menu_action(file_menu, "Export data (CSV, JSON)…", "Ctrl+Shift+D", lambda: data_dialog(self))
-        self._menu_action(file_menu, "Compare…", "Ctrl+Shift+C", lambda: compare_dialog(self))
+        self._menu_action(file_menu, "Export video…", "Ctrl+Shift+V", self.video_dialog)
+        self._menu_action(file_menu, "Export data (CSV, JSON)…", "Ctrl+Shift+D", self.data_dialog)
+        self._menu_action(file_menu, "Compare…", "Ctrl+Shift+C", self.compare_dialog)
         file_menu.addSeparator()
         self._menu_action(file_menu, "Quit", "Ctrl+Q", self.close)
         play_menu = bar.addMenu("&Playback")
@@ -278,6 +275,23 @@ class MainWindow(QMainWindow):
         about.setMenuRole(QAction.MenuRole.AboutRole)
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
+
+    # The dialogs behind File are imported when first opened: the window maps sooner without them.
+
+    def video_dialog(self) -> None:
+        from gui.video_dialog import video_dialog
+
+        video_dialog(self)
+
+    def data_dialog(self) -> None:
+        from gui.data_export import data_dialog
+
+        data_dialog(self)
+
+    def compare_dialog(self) -> None:
+        from gui.compare_dialog import compare_dialog
+
+        compare_dialog(self)
 
     def _wire(self) -> None:
         pb, tc, ctl = self.playback, self.time_controls, self.controls
