@@ -44,6 +44,8 @@ SEG_SPIN_YIELD = 5  # spinning; at the end, a yield that may switch
 SEG_SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition true
 SEG_DRIVEN = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
 SPINNING = (SEG_SPIN, SEG_SPIN_YIELD)
+IRQ_HARD, IRQ_SOFT = 0, 1  # kinds of an open-ended interrupt context (Machine.irq_enter)
+IRQ_OPEN = 1 << 62  # irq_until_ns while an open-ended context runs: "until irq_exit()"
 RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
 
 
@@ -56,10 +58,18 @@ class Cpu:
     gen: int = 0  # bumps to invalidate the pending segment end
     seg_start_ns: int = 0
     overhead_left_ns: int = 0
-    irq_until_ns: int = 0  # hard interrupt then softirq run until this instant
+    irq_until_ns: int = 0  # hard interrupt then softirq run until this instant (IRQ_OPEN: until irq_exit)
     hardirq_until_ns: int = 0
     irq_gen: int = 0
     irq_handlers: list[tuple[Callable[[Any], None], Any]] = field(default_factory=list)
+    # raise_irq() intervals (start, hard_end, end) not yet wholly past: their time is charged up front,
+    # and irq_ns() takes back the parts still to come. Queued interrupts run back to back.
+    irq_spans: list[tuple[int, int, int]] = field(default_factory=list)
+    # Open-ended contexts a driver entered with irq_enter() (IRQ_HARD / IRQ_SOFT), innermost last.
+    open_irq: list[int] = field(default_factory=list)
+    open_mark_ns: int = 0  # when the innermost open context's time was last charged
+    idle_ns: int = 0
+    idle_mark_ns: int = 0  # idle since this instant; -1 while the CPU runs a task or an interrupt
     tick_armed: bool = False
     kick_pending: bool = False
     # Accounting, in ns since the start of the run.
@@ -147,9 +157,32 @@ class Machine:
     def irq_ns(self, cpu: Cpu) -> tuple[int, int]:
         """Hardirq and softirq time ``cpu`` has spent so far (an interrupt in progress counts up to now)."""
         now = self.q.now_ns
-        left = max(cpu.irq_until_ns - now, 0)
-        hard_left = min(max(cpu.hardirq_until_ns - now, 0), left)
-        return cpu.hardirq_ns - hard_left, cpu.softirq_ns - (left - hard_left)
+        hard, soft = cpu.hardirq_ns, cpu.softirq_ns
+        for start, hard_end, end in cpu.irq_spans:
+            if end > now:  # the parts of a charged interval that lie after now
+                hard -= max(hard_end - max(start, now), 0)
+                soft -= end - max(hard_end, now)
+        if cpu.open_irq:
+            if cpu.open_irq[-1] == IRQ_HARD:
+                hard += now - cpu.open_mark_ns
+            else:
+                soft += now - cpu.open_mark_ns
+        return hard, soft
+
+    def idle_ns(self, cpu: Cpu) -> int:
+        """Time ``cpu`` has spent with no task and no interrupt, up to now."""
+        mark = cpu.idle_mark_ns
+        return cpu.idle_ns + (self.q.now_ns - mark if mark >= 0 else 0)
+
+    def _idle_begin(self, cpu: Cpu) -> None:
+        if cpu.idle_mark_ns < 0 and cpu.curr is None and cpu.irq_until_ns <= self.q.now_ns:
+            cpu.idle_mark_ns = self.q.now_ns
+
+    def _idle_end(self, cpu: Cpu) -> None:
+        mark = cpu.idle_mark_ns
+        if mark >= 0:
+            cpu.idle_ns += self.q.now_ns - mark
+            cpu.idle_mark_ns = -1
 
     # ---- running --------------------------------------------------------------------------------
 
@@ -196,7 +229,7 @@ class Machine:
         elapsed = now - cpu.seg_start_ns
         cpu.seg_start_ns = now
         task = cpu.curr
-        if elapsed <= 0 or task is None or cpu.seg == SEG_NONE or cpu.seg == SEG_BEGIN:
+        if elapsed <= 0 or task is None or cpu.seg == SEG_NONE or cpu.seg == SEG_BEGIN or cpu.open_irq:
             return
         task.exec_ns += elapsed
         cpu.task_ns += elapsed
@@ -352,6 +385,8 @@ class Machine:
         cpu.need_resched = False
         if nxt is None and prev is None:
             return False
+        if prev is None:
+            self._idle_end(cpu)
         if nxt is prev and prev is not None:
             prev.state = RUNNING
             if arm_same:
@@ -368,6 +403,7 @@ class Machine:
             self.record(cpu.index, "switch", nxt.tid if nxt else 0, prev.tid if prev else 0)
         if nxt is None:
             cpu.seg = SEG_NONE
+            self._idle_begin(cpu)
             return False
         nxt.state = RUNNING
         nxt.cpu = cpu.index
@@ -387,7 +423,88 @@ class Machine:
         return False
 
     def _preempt(self, cpu: Cpu) -> None:
+        task = cpu.curr
+        driven = task.driven if task is not None else None
+        if driven is not None and driven.preemptible is not None and not driven.preemptible(cpu.index):
+            # Preemption is off where the driver is (BH-disabled kernel code): it reschedules at its
+            # next preempt_point(); until then need_resched stays set.
+            if cpu.seg == SEG_BEGIN:
+                self._run(cpu)
+            if driven.resched is not None:
+                driven.resched(cpu.index)
+            return
         self._schedule(cpu, blocking=False, voluntary=False)
+
+    # ---- what a driver (model.actions.Driven) asks of the machine -----------------------------------
+
+    def block_driven(self, cpu_index: int) -> None:
+        """The driven task on ``cpu_index`` goes to sleep (``wake()`` makes it runnable again)."""
+        cpu = self.cpus[cpu_index]
+        task = cpu.curr
+        if task is None or task.driven is None:
+            raise RuntimeError(f"block_driven: cpu{cpu_index} does not run a driven task")
+        self._schedule(cpu, blocking=True)
+
+    def preempt_point(self, cpu_index: int) -> None:
+        """The driven task on ``cpu_index`` reached a point where the kernel reschedules if asked to."""
+        cpu = self.cpus[cpu_index]
+        if cpu.need_resched and cpu.curr is not None and cpu.irq_until_ns <= self.q.now_ns:
+            self._schedule(cpu, blocking=False, voluntary=False)
+
+    def irq_enter(self, cpu_index: int, kind: int) -> None:
+        """An open-ended interrupt context (``IRQ_HARD`` or ``IRQ_SOFT``) begins on ``cpu_index``; it
+        lasts until the matching ``irq_exit``, and nests. The task there is frozen meanwhile (its time
+        still charged to it by the policy, as in raise_irq)."""
+        cpu = self.cpus[cpu_index]
+        now = self.q.now_ns
+        if cpu.open_irq:
+            self._charge_open(cpu)
+        else:
+            if cpu.irq_until_ns > now:
+                raise RuntimeError(f"irq_enter on cpu{cpu_index} while a raise_irq interrupt runs")
+            self._idle_end(cpu)
+            if cpu.curr is not None and cpu.seg != SEG_NONE:
+                if cpu.seg == SEG_DRIVEN:
+                    self._account(cpu)
+                else:
+                    self._stop(cpu)
+                    cpu.seg = SEG_BEGIN  # resume at interrupt exit
+            cpu.irq_until_ns = IRQ_OPEN
+        cpu.open_irq.append(kind)
+        cpu.open_mark_ns = now
+        cpu.hardirq_until_ns = IRQ_OPEN if kind == IRQ_HARD else now
+
+    def irq_exit(self, cpu_index: int) -> None:
+        """The innermost open-ended context on ``cpu_index`` ends; at the last one the CPU goes back
+        to its task (or reschedules, or idles), as at the end of raise_irq's interrupt."""
+        cpu = self.cpus[cpu_index]
+        now = self.q.now_ns
+        self._charge_open(cpu)
+        cpu.open_irq.pop()
+        if cpu.open_irq:
+            cpu.hardirq_until_ns = IRQ_OPEN if cpu.open_irq[-1] == IRQ_HARD else now
+            return
+        cpu.irq_until_ns = now
+        cpu.hardirq_until_ns = now
+        cpu.seg_start_ns = now
+        if cpu.curr is None:
+            if self.policy.nr_running(cpu.index) > 0:
+                self._schedule(cpu, blocking=False)
+            else:
+                self._idle_begin(cpu)
+        elif cpu.seg == SEG_BEGIN or cpu.seg == SEG_DRIVEN:
+            if cpu.need_resched:
+                self._preempt(cpu)
+            elif cpu.seg == SEG_BEGIN:
+                self._run(cpu)
+
+    def _charge_open(self, cpu: Cpu) -> None:
+        now = self.q.now_ns
+        if cpu.open_irq[-1] == IRQ_HARD:
+            cpu.hardirq_ns += now - cpu.open_mark_ns
+        else:
+            cpu.softirq_ns += now - cpu.open_mark_ns
+        cpu.open_mark_ns = now
 
     def _sys_yield(self, cpu: Cpu) -> bool:
         """``sys_sched_yield()``; True if the yielder keeps the CPU."""
@@ -507,6 +624,7 @@ class Machine:
         if self.tracing:
             self.record(target, "wake", task.tid)
         if cpu.curr is None:
+            cpu.need_resched = True  # 3.0 check_preempt_curr_idle(): resched_task(rq->idle)
             self._kick(cpu)
         elif policy.check_preempt_wakeup(target, task, now):
             cpu.need_resched = True
@@ -572,16 +690,23 @@ class Machine:
         """
         cpu = self.cpus[cpu_index]
         now = self.q.now_ns
+        if cpu.open_irq:
+            raise RuntimeError(f"raise_irq on cpu{cpu_index} inside an open interrupt context (irq_enter)")
         cpu.hardirq_ns += hardirq_ns
         cpu.softirq_ns += softirq_ns
         cpu.irq_handlers.append((handler, arg))
         if cpu.irq_until_ns > now:
             start = cpu.irq_until_ns  # after the interrupt in progress
         else:
+            self._idle_end(cpu)
             if cpu.curr is not None and cpu.seg != SEG_NONE:
                 self._stop(cpu)
                 cpu.seg = SEG_BEGIN  # resume at interrupt exit
             start = now
+        spans = cpu.irq_spans
+        if spans and spans[0][2] <= now:
+            spans[:] = [span for span in spans if span[2] > now]
+        spans.append((start, start + hardirq_ns, start + hardirq_ns + softirq_ns))
         cpu.hardirq_until_ns = start + hardirq_ns
         cpu.irq_until_ns = start + hardirq_ns + softirq_ns
         if self.tracing:
@@ -610,6 +735,8 @@ class Machine:
         if cpu.curr is None:
             if self.policy.nr_running(cpu.index) > 0:
                 self._schedule(cpu, blocking=False)
+            else:
+                self._idle_begin(cpu)
         elif cpu.seg == SEG_BEGIN:
             if cpu.need_resched:
                 self._preempt(cpu)
