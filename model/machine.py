@@ -45,7 +45,7 @@ SEG_SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition tr
 SEG_DRIVEN = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
 SPINNING = (SEG_SPIN, SEG_SPIN_YIELD)
 IRQ_HARD, IRQ_SOFT = 0, 1  # kinds of an open-ended interrupt context (Machine.irq_enter)
-IRQ_OPEN = 1 << 62  # irq_until_ns while an open-ended context runs: "until irq_exit()"
+IRQ_OPEN = 1 << 60  # irq_until_ns while an open-ended context runs: "until irq_exit()" (an unboxed int)
 RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
 
 
@@ -443,6 +443,8 @@ class Machine:
         task = cpu.curr
         if task is None or task.driven is None:
             raise RuntimeError(f"block_driven: cpu{cpu_index} does not run a driven task")
+        if cpu.irq_until_ns > self.q.now_ns:
+            raise RuntimeError(f"block_driven: cpu{cpu_index} is in an interrupt, its task is not running")
         self._schedule(cpu, blocking=True)
 
     def preempt_point(self, cpu_index: int) -> None:
@@ -497,6 +499,14 @@ class Machine:
                 self._preempt(cpu)
             elif cpu.seg == SEG_BEGIN:
                 self._run(cpu)
+
+    def irq_switch(self, cpu_index: int, kind: int) -> None:
+        """The innermost open context changes kind in place (a hard interrupt's irq_exit() running
+        the softirqs it raised, before the CPU goes back to its task)."""
+        cpu = self.cpus[cpu_index]
+        self._charge_open(cpu)
+        cpu.open_irq[-1] = kind
+        cpu.hardirq_until_ns = IRQ_OPEN if kind == IRQ_HARD else self.q.now_ns
 
     def _charge_open(self, cpu: Cpu) -> None:
         now = self.q.now_ns
