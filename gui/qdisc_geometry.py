@@ -27,6 +27,8 @@ def fmt_count(n: int) -> str:
 def exit_rule_text(rule: str, weight_p: int) -> str:
     if rule == "time":
         return "3.0-rc4: until need_resched or the next jiffy"
+    if rule == "quota+jiffy":
+        return f"jamal's patch: {weight_p} packets, need_resched or the next jiffy"
     return f"3.1+: {weight_p}-packet quota (weight_p)"
 
 

@@ -67,7 +67,7 @@ def test_run_json_for_the_qdisc_story(capsys: pytest.CaptureFixture[str]) -> Non
         (["run", "cfs-yield-2007", "--set", "sched.compat_yield=2"], "one of 0, 1"),
         (["run", "cfs-yield-2007", "--set", "nonsense"], "KEY=VALUE"),
         (["run", "cfs-yield-2007", "--duration", "x"], "invalid float"),
-        (["run", "qdisc-fairness-2011", "--set", "qdisc.exit_rule=jiffies"], "time, quota"),
+        (["run", "qdisc-fairness-2011", "--set", "qdisc.exit_rule=jiffies"], "time, quota+jiffy, quota"),
         (["frobnicate"], "invalid choice"),
     ],
 )

@@ -204,6 +204,7 @@ def test_cpu_roles_in_plain_words() -> None:
     ]
     assert qg.exit_rule_text("time", 64) == "3.0-rc4: until need_resched or the next jiffy"
     assert qg.exit_rule_text("quota", 64) == "3.1+: 64-packet quota (weight_p)"
+    assert qg.exit_rule_text("quota+jiffy", 64).startswith("jamal's patch: 64 packets")
     assert [qg.fmt_count(n) for n in (12, 43_105, 431_058, 21_853_354)] == [
         "12",
         "43.1 k",
