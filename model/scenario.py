@@ -360,3 +360,33 @@ def load_scenario(name_or_path: str) -> Scenario:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"cannot read scenario '{path}': {exc}") from None
     return parse_scenario(text, str(path))
+
+
+def _shown_default(f: dataclasses.Field[Any]) -> str:
+    value = f.default
+    if value == "":
+        return "(empty)"
+    if isinstance(value, bool):
+        return "`true`" if value else "`false`"
+    if isinstance(value, tuple):
+        return "`[" + ", ".join(str(v) for v in value) + "]`"
+    return f"`{value}`"
+
+
+def key_table(spec: type, prefix: str) -> list[str]:
+    """The README's table rows (key, default, allowed, meaning) of ``spec``'s keys, generated here so
+    that the documentation says what the specs say (tests/test_cli.py compares)."""
+    rows = []
+    for f in dataclasses.fields(spec):
+        if f.metadata:
+            key = f"{prefix}{f.name}"
+            rows.append(f"| `{key}` | {_shown_default(f)} | {_allowed(f)} | {f.metadata['doc']} |")
+    return rows
+
+
+def readme_key_tables() -> tuple[list[str], list[str]]:
+    """Every section's rows, then the ``[[tasks]]`` rows."""
+    rows: list[str] = []
+    for section, spec in SECTIONS.items():
+        rows += key_table(spec, f"{section}.")
+    return rows, key_table(TaskSpec, "")

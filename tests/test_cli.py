@@ -110,3 +110,13 @@ def test_the_readme_example_scenario_runs(capsys: pytest.CaptureFixture[str], tm
     code, out, err = run(capsys, "run", str(path), "--duration", "0.2", "--json")
     assert code == 0, err
     assert set(json.loads(out)["threads"]) == {"hog", "niced", "poller", "maker"}
+
+
+def test_the_readme_key_tables_are_the_specs() -> None:
+    from model.scenario import readme_key_tables
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("<!-- scenario-format -->", 1)[1].split("<!-- /scenario-format -->", 1)[0]
+    documented = [line for line in block.splitlines() if line.startswith("| `")]
+    rows, task_rows = readme_key_tables()
+    assert documented == rows + task_rows, "README key tables differ from model/scenario.py's specs"

@@ -21,6 +21,8 @@ the event engine's own, to the nanosecond (tests/test_txpath.py compares the two
 
 from __future__ import annotations
 
+from typing import Final
+
 import numpy as np
 
 from model.machine import Machine
@@ -33,24 +35,30 @@ from model.net.txconfig import TxConfig
 # A sender's state in a stretch. The ones with an event: P_USER (its packet is built), P_BGRANT (it
 # holds busylock and asks for the root lock), P_RGRANT (it holds the root lock), P_ENQ (enqueued).
 # Waiting states come first, so that "has an event" is one comparison: state >= P_USER.
-P_BWAIT, P_RWAIT, P_USER, P_BGRANT, P_ENQ, P_RGRANT = 0, 1, 2, 3, 4, 5
-D_ID = -2  # the dequeuer, in a lock's queue
-FREE = -1
-INF = 1 << 60  # past any run (and inside mypyc's unboxed integers)
+P_BWAIT: Final = 0
+P_RWAIT: Final = 1
+P_USER: Final = 2
+P_BGRANT: Final = 3
+P_ENQ: Final = 4
+P_RGRANT: Final = 5
+D_ID: Final = -2  # the dequeuer, in a lock's queue
+FREE: Final = -1
+INF: Final = 1 << 60  # past any run (and inside mypyc's unboxed integers)
 
 
 class _Turn:
     """The tentative state of a turn: a copy of the stretch's state, kept only if the turn is plain."""
 
     __slots__ = ("band_qlen", "bl_holder", "bl_last", "bl_q", "d_at", "d_seq", "d_state", "draw",
-                 "enq", "order", "root_holder", "root_last", "root_q", "seq", "st", "t", "touched",
-                 "wmem")  # fmt: skip
+                 "enq", "order", "pending", "root_holder", "root_last", "root_q", "seq", "st", "t",
+                 "touched", "wmem")  # fmt: skip
 
     def __init__(self) -> None:
         self.st: list[int] = []  # per sender: P_* or -1 (not in play)
         self.t: list[int] = []  # per sender: the instant of its next event (states >= P_USER)
         self.seq: list[int] = []  # per sender: the order its next event was posted in
         self.touched: list[bool] = []  # per sender: its event was posted in the stretch
+        self.pending: list[bool] = []  # per sender: softirqs wait on its CPU for its local_bh_enable()
         self.order = 0  # the next posting order
         self.root_holder = D_ID
         self.root_q: list[int] = []  # ticket order
@@ -72,6 +80,7 @@ class _Turn:
         c.t = self.t[:]
         c.seq = self.seq[:]
         c.touched = self.touched[:]
+        c.pending = self.pending
         c.order = self.order
         c.root_holder = self.root_holder
         c.root_q = self.root_q[:]
@@ -103,7 +112,10 @@ class _Turn:
 
 
 # The dequeuer: in the driver call until d_at; holding the root lock from d_at (its check); queued.
-D_DRV, D_HOLD, D_WAIT, D_DEQ = 1, 2, 3, 4
+D_DRV: Final = 1
+D_HOLD: Final = 2
+D_WAIT: Final = 3
+D_DEQ: Final = 4
 
 
 class ClosedForm(SenderEngine):
@@ -170,6 +182,7 @@ class ClosedForm(SenderEngine):
         s.t = [0] * n
         s.seq = [0] * n
         s.touched = [False] * n
+        s.pending = [False] * n
         order_of: dict[int, int] = {}
         for _t, order, ctx, g in self.steps:
             if g == ctx.gen and ctx.status == ST_WORK and ctx.sender >= 0:
@@ -180,8 +193,11 @@ class ClosedForm(SenderEngine):
             if ctx is d or not ctx.attached:
                 continue  # the dequeuer itself; a sender off its CPU (asleep, preempted) stays so
             xcpu = self.xcpus[ctx.cpu]
-            if not xcpu.stack or xcpu.stack[-1] is not ctx or xcpu.pending:
-                return None  # an interrupt or softirq is on its CPU, or one is pending there
+            if not xcpu.stack or xcpu.stack[-1] is not ctx:
+                return None  # an interrupt or softirq runs over it
+            # A softirq raised while it has bottom halves off waits for its local_bh_enable(): the
+            # stretch stops before that (see _step).
+            s.pending[i] = bool(xcpu.pending)
             if self.m.cpus[ctx.cpu].need_resched:
                 return None
             if ctx.status == ST_WORK:
@@ -347,6 +363,8 @@ class ClosedForm(SenderEngine):
             turn.post(i, P_ENQ, t + self.costs.enq_ns)
             return True
         # P_ENQ: enqueue, qdisc_run_begin() fails, unlock root, unlock busylock, back to user space.
+        if turn.pending[i]:
+            return False  # its local_bh_enable() runs the softirqs waiting on its CPU
         band = self.sender_band[i]
         accepted = turn.band_qlen[band] < self._limit
         sock = self.sockets[i]

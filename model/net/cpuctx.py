@@ -19,18 +19,21 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
+from typing import Final
 
 from model.events import PRIO_TASK
 from model.machine import IRQ_HARD, IRQ_SOFT, Machine
 from model.net.locks import SpinLock
 
-TASK, SOFTIRQ, HARDIRQ = 0, 1, 2
+TASK: Final = 0
+SOFTIRQ: Final = 1
+HARDIRQ: Final = 2
 # What a context is doing.
-ST_IDLE = 0  # nothing pending (a finished softirq, a task between programs)
-ST_WORK = 1  # a timed step is running; its end is an event
-ST_FROZEN = 2  # a timed step was interrupted: left_ns of it remain
-ST_WAIT = 3  # spinning on a lock
-ST_READY = 4  # a lock was granted while the context was frozen: it continues at grant_ns
+ST_IDLE: Final = 0  # nothing pending (a finished softirq, a task between programs)
+ST_WORK: Final = 1  # a timed step is running; its end is an event
+ST_FROZEN: Final = 2  # a timed step was interrupted: left_ns of it remain
+ST_WAIT: Final = 3  # spinning on a lock
+ST_READY: Final = 4  # a lock was granted while the context was frozen: it continues at grant_ns
 
 
 class Ctx:

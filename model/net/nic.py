@@ -20,8 +20,9 @@ mode), computed lazily: nothing happens per packet until someone looks. The dumm
 from __future__ import annotations
 
 from collections import deque
+from typing import Final
 
-DESC_PER_PACKET = 2  # ixgbe_xmit_frame_ring(): one context + one data descriptor (CHECKSUM_PARTIAL)
+DESC_PER_PACKET: Final = 2  # ixgbe_xmit_frame_ring(): one context + one data descriptor (CHECKSUM_PARTIAL)
 
 
 class TxRing:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Final
 
 import numpy as np
 
@@ -31,7 +32,8 @@ from model.net.qdisc import Qdisc
 from model.net.sockets import UdpSocket
 from model.net.txconfig import EXIT_REASONS, TxConfig
 
-NET_TX, NET_RX = 1 << 2, 1 << 3  # softirq bits: NET_TX_SOFTIRQ 2, NET_RX_SOFTIRQ 3
+NET_TX: Final = 1 << 2  # softirq bits: NET_TX_SOFTIRQ 2
+NET_RX: Final = 1 << 3  # NET_RX_SOFTIRQ 3
 
 
 @dataclass
