@@ -5,12 +5,13 @@
 #   ./run.sh test        ruff check, ruff format --check, mypy, lint-imports, pytest (Qt offscreen)
 #   ./run.sh bench       the benchmarks (schedlab bench: simulated s per wall s, packets per wall s)
 #
-# After the venv it compiles the model with mypyc (ensure_native), once per change of model/.
-#
-# On first use it creates .venv and installs schedlab editable with its dev tools; it reinstalls only
-# when pyproject.toml changed (stamp: .venv/.schedlab-installed). System packages: the test command
-# installs the few that Qt's offscreen platform needs when run as root (CI), otherwise prints the
-# apt-get line; the GUI only checks and prints the apt-get line. It never prompts.
+# On first use it creates .venv and installs schedlab editable with its dev tools (gui/ and test edits
+# need nothing more); it reinstalls only when pyproject.toml or setup.py changed (stamp:
+# .venv/.schedlab-installed). Then, before every command, it makes sure the compiled model is current
+# (ensure_native): it compiles the model in place with mypyc after any change under model/, and with
+# SCHEDLAB_PURE=1 runs the Python sources. System packages: as root it installs the ones the compile
+# needs, and for the test command the few that Qt's offscreen platform needs (CI); otherwise it prints
+# the apt-get line; the GUI only checks and prints the apt-get line. It never prompts.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -18,6 +19,8 @@ ROOT=$PWD
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
 STAMP=$VENV/.schedlab-installed
+NATIVE_STASH=$VENV/native-stash # where SCHEDLAB_PURE=1 puts the compiled modules aside
+NATIVE_LOG=$ROOT/build/native.log
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 say() { printf 'schedlab: %s\n' "$*" >&2; }
@@ -90,28 +93,140 @@ ensure_venv() {
         "$python" -m venv "$VENV" || { rm -rf "$VENV"; die "python -m venv failed"; }
         "$PY" -m pip install --quiet --upgrade pip >&2 || say "could not upgrade pip; going on with the venv's own"
     fi
-    hash=$(sha256sum pyproject.toml | cut -d' ' -f1)
+    hash=$(cat pyproject.toml setup.py | sha256sum | cut -d' ' -f1)
     if [ "$(cat "$STAMP" 2>/dev/null)" != "$hash" ]; then
-        say "installing schedlab and its dependencies into .venv (pyproject.toml changed or first run)"
-        "$PY" -m pip install --quiet -e '.[dev]' >&2 || die "pip install -e '.[dev]' failed"
+        say "installing schedlab and its dependencies into .venv (pyproject.toml or setup.py changed, or first run)"
+        # Editable and pure: the compiled model is built in place by ensure_native, not by pip. setuptools
+        # maps resources/ to schedlab_resources with an import finder, and says so in a notice (silenced).
+        SCHEDLAB_COMPILE="" PYTHONWARNINGS="ignore:Editable installation" \
+            "$PY" -m pip install --quiet -e '.[dev]' >&2 || die "pip install -e '.[dev]' failed"
         echo "$hash" >"$STAMP"
     fi
 }
 
-# The model compiled with mypyc runs the same code several times faster (the README's Speed section).
-# Built on first use and again after any change under model/ (model/__init__.py checks a stamp of the
-# sources); SCHEDLAB_PURE=1 skips it. Without a C compiler or Python's headers the model runs from its
-# Python sources: correct, slower, and said so.
+# ---- the compiled model ------------------------------------------------------------------------
+# mypyc compiles the same sources into C extension modules, several times faster (the README's Speed
+# section). They are built in place, beside the sources (model/**/*.so, ignored by git), by setup.py's
+# build (SCHEDLAB_COMPILE=1), and Python loads a compiled module instead of the .py beside it. So
+# that no command ever runs stale compiled code, ensure_native checks make-style before every command:
+# the compiled model is current when the group's shared library exists, every compiled module's
+# extension exists, and no source under model/ is newer than the library; compiled modules whose
+# source is gone, or built for another Python, are removed. Otherwise it rebuilds first.
+
+# The modules setup.py compiles (compiled_sources there; a test holds the two lists equal): every
+# model module except package __init__ files and the command line, model/cli/.
+compiled_sources() {
+    find model -name '*.py' ! -name '__init__.py' ! -path 'model/cli/*' | LC_ALL=C sort
+}
+
+ext_suffix() { "$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))'; }
+
+native_group() { echo "model/_native__mypyc$1"; } # setup.py's NATIVE_GROUP, with EXT_SUFFIX $1
+
+# remove_orphans EXT: delete compiled modules whose source is gone or that another Python built.
+remove_orphans() {
+    local ext=$1 group so
+    group=$(native_group "$ext")
+    declare -A compiled=()
+    while IFS= read -r so; do compiled[${so%.py}$ext]=1; done < <(compiled_sources)
+    while IFS= read -r so; do
+        [ "$so" = "$group" ] || [ -n "${compiled[$so]:-}" ] && continue
+        say "removing $so (its source is gone, or another Python built it)"
+        rm -f "$so"
+    done < <(find model -name '*.so')
+}
+
+# native_state EXT: "current", or why the compiled model must be built (one phrase).
+native_state() {
+    local ext=$1 group py newer
+    group=$(native_group "$ext")
+    [ -e "$group" ] || { echo "not compiled yet"; return 0; }
+    while IFS= read -r py; do
+        [ -e "${py%.py}$ext" ] || { echo "$py is not compiled"; return 0; }
+    done < <(compiled_sources)
+    newer=$(find model -name '*.py' ! -path 'model/cli/*' -newer "$group" | LC_ALL=C sort | head -n 1)
+    [ -z "$newer" ] || { echo "$newer changed"; return 0; }
+    echo current
+}
+
+remove_native() { find model -name '*.so' -delete; }
+
+# SCHEDLAB_PURE=1 moves the compiled modules aside, keeping their paths and times, so that Python finds
+# only the sources; the next run without it moves them back (and rebuilds if a source changed since).
+stash_native() {
+    local so
+    while IFS= read -r so; do
+        mkdir -p "$NATIVE_STASH/$(dirname "$so")"
+        mv -f "$so" "$NATIVE_STASH/$so"
+    done < <(find model -name '*.so')
+}
+
+unstash_native() {
+    local so
+    [ -d "$NATIVE_STASH" ] || return 0
+    while IFS= read -r so; do
+        [ -e "$so" ] || mv "$NATIVE_STASH/$so" "$so"
+    done < <(cd "$NATIVE_STASH" && find model -name '*.so' 2>/dev/null)
+    rm -rf "$NATIVE_STASH"
+}
+
+# What the C toolchain lacks here, one line each: what is missing, a tab, the Debian packages.
+toolchain_gaps() {
+    local cc include version
+    {
+        read -r cc
+        read -r include
+        read -r version
+    } < <("$PY" -c 'import sys, sysconfig
+print((sysconfig.get_config_var("CC") or "cc").split()[0])
+print(sysconfig.get_paths()["include"])
+print("%d.%d" % sys.version_info[:2])')
+    command -v "$cc" >/dev/null || printf 'no C compiler (%s)\tgcc libc6-dev\n' "$cc"
+    [ -f "$include/Python.h" ] || printf 'no Python headers (%s)\tpython%s-dev\n' "$include/Python.h" "$version"
+}
+
+pure_requested() { case ${SCHEDLAB_PURE:-0} in "" | 0) return 1 ;; *) return 0 ;; esac; }
+
 ensure_native() {
-    local packages
-    case ${SCHEDLAB_PURE:-0} in "" | 0) ;; *) return 0 ;; esac
-    "$PY" -c 'import model, sys; sys.exit(not model.NATIVE)' && return 0
-    packages=$("$PY" -m model.build_native --packages) || packages=""
-    # shellcheck disable=SC2086 # a list of package names
-    [ -z "$packages" ] || apt_install $packages || true # not root: build_native names them below
-    say "compiling the model with mypyc (about a minute on 2 cores; again only after model/ changes)"
-    "$PY" -m model.build_native ||
-        say "going on with the model's Python sources: the same results, several times slower"
+    local ext state gaps group start
+    if pure_requested; then
+        [ -z "$(find model -name '*.so' -print -quit)" ] ||
+            say "SCHEDLAB_PURE=1: the compiled modules wait in ${NATIVE_STASH#"$ROOT"/} until a run without it"
+        stash_native
+        return 0
+    fi
+    ext=$(ext_suffix)
+    unstash_native
+    remove_orphans "$ext"
+    state=$(native_state "$ext")
+    [ "$state" = current ] && return 0
+    gaps=$(toolchain_gaps)
+    # shellcheck disable=SC2046 # a list of package names
+    [ -z "$gaps" ] || apt_install $(cut -f2 <<<"$gaps") || true # not root: the line below names them
+    gaps=$(toolchain_gaps)
+    if [ -n "$gaps" ]; then
+        remove_native # never stale compiled code: the sources, then
+        say "$(cut -f1 <<<"$gaps" | paste -sd';' | sed 's/;/; /g'): the model runs from its Python sources" \
+            "(same results, several times slower); to compile it: sudo apt-get install" \
+            "$(cut -f2 <<<"$gaps" | paste -sd' ')"
+        return 0
+    fi
+    say "compiling the model with mypyc ($state; a minute or two on 2 cores; again only after model/ changes)"
+    group=$(native_group "$ext")
+    start=$(date +%s.%N) # to the nanosecond: an edit just before the build is not one during it
+    mkdir -p "$(dirname "$NATIVE_LOG")"
+    if SCHEDLAB_COMPILE=1 "$PY" setup.py build_ext --inplace >"$NATIVE_LOG" 2>&1 && [ -e "$group" ]; then
+        # The library stands for the sources as they were when the build started: a source saved
+        # while it ran counts as newer. (setuptools may also have kept the library as it was, when the
+        # C code came out the same, e.g. after an edit of a comment.)
+        touch -d "@$start" "$group"
+        say "compiled $(compiled_sources | wc -l) model modules"
+    else
+        remove_native
+        grep -E 'error:|Error' "$NATIVE_LOG" | head -n 5 >&2 || true
+        say "compiling the model failed (log: ${NATIVE_LOG#"$ROOT"/}); going on with its Python sources:" \
+            "the same results, several times slower"
+    fi
 }
 
 # missing_packages PLATFORM: the Debian packages Qt's PLATFORM plugin still lacks (space-separated).
@@ -225,4 +340,7 @@ main() {
     esac
 }
 
-main "$@"
+# Sourced (by the tests of the compiled-model check), it only defines the functions.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    main "$@"
+fi

@@ -1,10 +1,12 @@
-"""The GUI's entry points behind ``schedlab`` / ``schedlab gui [SCENARIO]`` and ``schedlab export``.
+"""The GUI's entry points behind ``schedlab`` / ``schedlab gui [SCENARIO]``, ``schedlab export`` and
+``schedlab-gui``.
 
 ``gui`` opens the window on the named scenario (or the last story, else the 2007 one) and starts
 playing. ``export`` is headless: it builds the scenario like ``schedlab run``, runs the model to
 ``--at`` seconds (the last stretch frame by frame at Normal speed, so the lanes have their recent
 past), lays the window out at ``--size`` offscreen and writes PNG or SVG. Errors are ``ScenarioError``
-with a one-line message; the CLI prints it and exits 2.
+with a one-line message; the CLI prints it and exits 2. ``model.cli`` parses the command line and
+hands these commands here; ``schedlab-gui`` (the desktop entry's program) is ``schedlab gui``.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from model import resource_root
+from model.cli import build_scenario
+from model.cli import main as cli_main
 from model.scenario import Scenario, ScenarioError
 
+ICON_FILES = ("schedlab.svg", "schedlab-256.png")  # in resources/icons/; the PNG where SVG cannot load
 EXPORT_LEAD_NS = 20_000_000  # the last 20 ms before --at are played frame by frame: 2 s at Normal
 EXPORT_FRAMES = 120
 
@@ -54,7 +60,19 @@ def _application() -> Any:
         app = QApplication([sys.argv[0] if sys.argv else "schedlab"])
         app.setOrganizationName("schedlab")
         app.setApplicationName("schedlab")
+        app.setDesktopFileName("schedlab")  # resources/schedlab.desktop: how a desktop matches the window
+        app.setWindowIcon(app_icon())
     return app
+
+
+def app_icon() -> Any:
+    """schedlab's icon (three CPU lanes of task slices), from the package data."""
+    from PySide6.QtGui import QIcon
+
+    icon = QIcon()
+    for name in ICON_FILES:
+        icon.addFile(str(resource_root() / "icons" / name))
+    return icon
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -88,8 +106,6 @@ def run_gui(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from gui.cli import build_scenario
-
     scenario = build_scenario(args.scenario, args.set)
     if args.at < 0:
         raise ScenarioError(f"--at {args.at}: must be >= 0 seconds")
@@ -153,6 +169,12 @@ def play_to(window: Any, at_ns: int) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """The window's commands, as ``model.cli`` parsed them: ``export``, else ``gui``."""
     if args.command == "export":
         return run_export(args)
     return run_gui(args)
+
+
+def gui_script() -> int:
+    """``schedlab-gui [SCENARIO]`` ([project.gui-scripts]): the window, as ``schedlab gui`` opens it."""
+    return cli_main(["gui", *sys.argv[1:]])

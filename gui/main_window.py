@@ -9,19 +9,14 @@ run in progress is kept.
 
 from __future__ import annotations
 
-import importlib.metadata
-import platform
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-import pyqtgraph as pg
-import PySide6
-from PySide6.QtCore import QByteArray, QSettings, Qt, qVersion
+from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QFont, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -31,39 +26,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import model
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
-from gui.controls_panel import IPERF_LABELS, POLICY_LABELS, ControlsPanel, has_qdisc
-from gui.cpu_lanes import CpuLanesPanel
-from gui.explainer_panel import ExplainerPanel, something_yields
+from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.export import ExportError, export_widget
-from gui.graphs_panel import GraphsPanel
+from gui.panels.controls import ControlsPanel, has_qdisc
+from gui.panels.cpu_lanes import CpuLanesPanel
+from gui.panels.explainer import ExplainerPanel, something_yields
+from gui.panels.graphs import GraphsPanel
+from gui.panels.qdisc import QdiscPanel
+from gui.panels.runqueue import RunqueuePanel
+from gui.panels.status import StatusLine
+from gui.panels.time_controls import TimeControls
 from gui.playback import Playback
-from gui.qdisc_panel import QdiscPanel
-from gui.runqueue_panel import RunqueuePanel
-from gui.time_controls import TimeControls
 from model.scenario import Scenario, ScenarioError, builtin_names, load_scenario
-from model.simulation import Snapshot
+from model.snapshot import Snapshot
 
 ORGANIZATION = "schedlab"
 APPLICATION = "schedlab"
 DEFAULT_STORY = "cfs-yield-2007"
 DEFAULT_SIZE = (1600, 1000)
-EXPLAINER_MIN_WIDTH = 260  # narrower, the quotes become a column of single words
+EXPLAINER_MIN_WIDTH = 250  # narrower, the quotes become a column of single words (2011 fits 1280 px)
 RUNQUEUE_TAB = "Run queues: who runs next"
 QDISC_TAB = "Packets: the prio qdisc"
 COLUMN_WIDTHS = (320, 920, 360)  # controls, stage, explainer at the default size
-
-SHORTCUTS = (
-    ("Space", "play / pause"),
-    ("→ (Right)", "step one event (pauses)"),
-    ("R", "Reset All: this run again from t = 0, same seed"),
-    ("Ctrl+O", "open a scenario file"),
-    ("Ctrl+Shift+S", "export a screenshot (PNG or SVG)"),
-    ("F11", "full screen"),
-    ("?", "this sheet"),
-    ("Ctrl+Q", "quit"),
-)
 
 
 class Panel(Protocol):
@@ -73,63 +58,21 @@ class Panel(Protocol):
     def reset(self) -> None: ...
 
 
-def stage_heights(lanes_hint: int, qdisc: bool, total: int = 870) -> list[int]:
-    """Heights of lanes, run queues (or qdisc) and graphs; the splitter scales them to fit."""
-    lanes = min(lanes_hint, 220 if qdisc else 280)  # with a qdisc, its panel shows the CPUs too
+def stage_heights(lanes_hint: int, qdisc: bool, total: int = 870, lanes_min: int = 0) -> list[int]:
+    """Heights of lanes, run queues (or qdisc) and graphs in a stage ``total`` px high. The lanes get at
+    least ``lanes_min`` (every CPU's lane); in a short window the other two share what is left."""
+    lanes = max(min(lanes_hint, 220 if qdisc else 280), lanes_min)
     middle = 380 if qdisc else 300
-    return [lanes, middle, max(300, total - lanes - middle)]
+    graphs = max(300, total - lanes - middle)
+    if lanes + middle + 200 > total:  # too short for all three at their usual heights
+        rest = max(total - lanes, 0)
+        middle = rest * middle // (middle + 300)
+        graphs = rest - middle
+    return [lanes, middle, graphs]
 
 
 def default_settings() -> QSettings:
     return QSettings(ORGANIZATION, APPLICATION)
-
-
-def shortcut_sheet_html() -> str:
-    rows = "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in SHORTCUTS)
-    return f"<h3>Keyboard shortcuts</h3><table cellpadding='4'>{rows}</table>"
-
-
-def about_html() -> str:
-    """Help → About: what schedlab is, its version, and how its model runs here (compiled or not)."""
-    try:
-        version = importlib.metadata.version("schedlab")
-    except importlib.metadata.PackageNotFoundError:
-        version = "(not installed)"
-    build = (
-        "compiled with mypyc"
-        if model.NATIVE
-        else "from its Python sources (not compiled: <code>./run.sh</code> compiles it, see the README)"
-    )
-    return (
-        f"<h3>schedlab {version}</h3>"
-        "<p>Linux CPU and packet scheduling, made visible: O(1), CFS, BFS and EEVDF, "
-        "<code>sched_yield()</code>, and the prio qdisc's dequeuer role, retold through the 2007, 2009 "
-        "and 2011 kernel stories.</p>"
-        f"<p>Simulation model: {build}.<br>"
-        f"Python {platform.python_version()}, Qt {qVersion()}, PySide6 {PySide6.__version__}, "
-        f"pyqtgraph {pg.__version__}.</p>"
-    )
-
-
-def status_text(settings: dict[str, Any], seed: int, qdisc: bool = False, yields: bool = True) -> str:
-    """The status line: scheduler, yield mode (if anything yields), iperf build, qdisc rule, CPUs, seed."""
-    policy = str(settings.get("sched.policy", ""))
-    parts = [f"Scheduler: {POLICY_LABELS.get(policy, policy)}"]
-    if yields and policy.startswith("cfs"):
-        parts.append(f"sched_compat_yield = {settings.get('sched.compat_yield', 0)}")
-    if settings.get("iperf.enabled") and settings.get("iperf.mode", "client") == "client":
-        rest = str(settings.get("iperf.thread_rest", ""))
-        parts.append(f"iperf: {IPERF_LABELS.get(rest, rest).split(':')[0]}")
-    if qdisc:
-        parts.append(
-            f"qdisc exit rule: {settings['qdisc.exit_rule']}, weight_p {settings.get('qdisc.weight_p')}"
-        )
-    if settings.get("net.udelay_us"):
-        parts.append(f"udelay {settings['net.udelay_us']} µs")
-    cpus = settings.get("machine.cpus", 1)
-    parts.append(f"{cpus} CPU" + ("s" if cpus != 1 else ""))
-    parts.append(f"seed {seed}")
-    return "   ·   ".join(parts)
 
 
 class MainWindow(QMainWindow):
@@ -160,7 +103,7 @@ class MainWindow(QMainWindow):
             "Qdisc": self.qdisc,
             "Graphs": self.graphs,
         }
-        self.status_label = QLabel()
+        self.status_label = StatusLine()
         self._last_snapshot: Snapshot | None = None
         self._has_qdisc = False
         self._shape: tuple[int, bool] = (0, False)
@@ -215,9 +158,6 @@ class MainWindow(QMainWindow):
         column.addWidget(self.time_controls)
         column.addWidget(self.body, 1)
         self.setCentralWidget(central)
-        f = QFont(self.status_label.font())
-        f.setPointSize(12)
-        self.status_label.setFont(f)
         self.statusBar().addWidget(self.status_label, 1)
 
     def _menu_action(
@@ -263,7 +203,6 @@ class MainWindow(QMainWindow):
         pb.error.connect(self._on_error)
         pb.playing_changed.connect(tc.set_playing)
         pb.speed_changed.connect(tc.set_speed)
-        pb.tunables_changed.connect(self._on_tunables)
         tc.play_toggled.connect(pb.toggle)
         tc.step_requested.connect(pb.step_event)
         tc.reset_requested.connect(pb.reset)
@@ -281,7 +220,9 @@ class MainWindow(QMainWindow):
             self._has_qdisc = shape[1]
             self._show_qdisc_tab(shape[1])
             self._arrange_stage()
-        self._last_snapshot = snap
+        last, self._last_snapshot = self._last_snapshot, snap
+        if last is None or snap.settings is not last.settings:  # settings flow down, when they change
+            self._show_settings(snap)
         for panel in self.panels.values():
             # A panel behind the other tab waits: it gets the latest snapshot when it comes to the front.
             if cast(QWidget, panel).isVisibleTo(self):
@@ -295,7 +236,10 @@ class MainWindow(QMainWindow):
                 panel.render(self._last_snapshot)
 
     def _arrange_stage(self) -> None:
-        self.stage.setSizes(stage_heights(self.cpu_lanes.sizeHint().height(), self._has_qdisc))
+        total = self.stage.height() if self._shown_once else 870
+        lanes = self.cpu_lanes
+        heights = stage_heights(lanes.sizeHint().height(), self._has_qdisc, total, lanes.needed_height())
+        self.stage.setSizes(heights)
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)
@@ -316,28 +260,25 @@ class MainWindow(QMainWindow):
     def _on_restarted(self, scenario: Scenario) -> None:
         for panel in self.panels.values():
             panel.reset()
-        tunables = dict(self.playback.simulation.tunables)
-        self.controls.set_scenario(scenario, tunables)
-        self.explainer.set_scenario(scenario, tunables)
-        self._show_status()
+        self._last_snapshot = None  # the new run's first snapshot brings its settings
+        self.controls.set_scenario(scenario)
+        self.explainer.set_scenario(scenario)
         title = scenario.title or scenario.name
         self.setWindowTitle(f"schedlab: {title}")
 
-    def _on_tunables(self, tunables: dict[str, Any]) -> None:
+    def _show_settings(self, snap: Snapshot) -> None:
+        """The settings of the run now, into the controls, the "Now:" line and the status line."""
         scenario = self.playback.scenario
-        self.controls.set_scenario(scenario, tunables)
-        self.explainer.set_settings(scenario.settings() | tunables)
-        self._show_status()
-
-    def _show_status(self) -> None:
-        settings = dict(self.playback.scenario.settings()) | dict(self.playback.simulation.tunables)
-        scenario = self.playback.scenario
-        text = status_text(settings, self.playback.seed, has_qdisc(scenario), something_yields(scenario))
-        self.status_label.setText(text)
+        self.controls.show_settings(snap.settings)
+        self.explainer.show_settings(snap.settings)
+        self.status_label.show_settings(
+            snap.settings, self.playback.seed, has_qdisc(scenario), something_yields(scenario)
+        )
 
     def _on_error(self, message: str) -> None:
         # The controls may show a choice the model refused: put them back to what runs.
-        self.controls.set_scenario(self.playback.scenario, dict(self.playback.simulation.tunables))
+        if self._last_snapshot is not None:
+            self.controls.show_settings(self._last_snapshot.settings)
         self.show_error("schedlab could not do that", message)
 
     def show_error(self, title: str, message: str) -> None:

@@ -25,7 +25,8 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
 from model.scenario import Scenario, ScenarioError
-from model.simulation import LIVE_KEYS, SetTunable, Simulation, Snapshot
+from model.simulation import LIVE_KEYS, SetTunable, Simulation
+from model.snapshot import Snapshot
 
 NSEC_PER_SEC = 1_000_000_000
 
@@ -72,7 +73,6 @@ class Playback(QObject):
     error = Signal(str)  # a one-line message for a dialog
     playing_changed = Signal(bool)
     speed_changed = Signal(float)
-    tunables_changed = Signal(object)  # dict of the live settings after a live command
 
     def __init__(
         self,
@@ -205,7 +205,8 @@ class Playback(QObject):
         return self._emit(self.simulation.snapshot())
 
     def apply_live(self, key: str, value: Any) -> bool:
-        """A live setting (``key in LIVE_KEYS``) at the current simulated instant."""
+        """A live setting (``key in LIVE_KEYS``) at the current simulated instant; a snapshot with the
+        new settings follows at once, playing or not."""
         if key not in LIVE_KEYS:
             self.error.emit(f"'{key}' is not a live setting; live settings: {', '.join(LIVE_KEYS)}")
             return False
@@ -214,9 +215,7 @@ class Playback(QObject):
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return False
-        self.tunables_changed.emit(dict(self.simulation.tunables))
-        if not self.playing:
-            self.refresh()
+        self.refresh()
         return True
 
     def reset(self) -> bool:
@@ -225,8 +224,7 @@ class Playback(QObject):
 
     def restart_with(self, overrides: Mapping[str, Any]) -> bool:
         """A new run with settings changed (and the live settings carried over); same seed and speed."""
-        settings = self.scenario.settings()
-        carried = {k: v for k, v in self.simulation.tunables.items() if k in settings}
+        carried = {k: v for k, v in self.simulation.settings().items() if k in LIVE_KEYS}
         try:
             scenario = self.scenario.with_overrides({**carried, **overrides})
         except ScenarioError as exc:

@@ -30,9 +30,9 @@ class SchedYield:
 
 @dataclass(slots=True)
 class Nanosleep:
-    """``nanosleep(ns)``. # SIMPLIFICATION: low-resolution timers, as on the 2007 ARM board: the timer
-    fires from the tick, at the first jiffy boundary at or after now + ns; ``usleep(0)`` therefore
-    sleeps until the next tick."""
+    """``nanosleep(ns)``: with high-resolution timers the sleep ends at now + ns and ``usleep(0)``
+    returns at once; without them it ends at the first tick at or after now + ns, and ``usleep(0)``
+    sleeps until the next tick (``Machine._nanosleep``, the machine's ``hrtimers``)."""
 
     ns: int
 

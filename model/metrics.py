@@ -1,16 +1,23 @@
-"""Time series of the machine's counters, sampled at a fixed simulated interval.
+"""Counters and the series derived from them, each defined once: the CLI, the CSV and the window use these.
 
-Each probe is a named function returning a cumulative integer counter (bytes acknowledged, a
-CPU's hardirq ns, a task's yields, ...). Rows are appended into a growing int64 array; readers get
-read-only views of the rows written so far, which later appends never change.
+``Series`` samples the machine's cumulative counters at a fixed simulated interval. Each probe is a
+named function returning a cumulative integer counter (bytes acknowledged, a CPU's hardirq ns, a task's
+yields, ...). Rows are appended into a growing int64 array; readers get read-only views of the rows
+written so far, which later appends never change. The derived series (bandwidth, shares of an
+interval, rates, Jain's index) take plain numbers or numpy arrays alike, with the same arithmetic.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+NSEC_PER_SEC = 1_000_000_000
+Num = Any  # a number or a numpy array of them: the same arithmetic serves both
 
 
 class Series:
@@ -41,9 +48,151 @@ def per_interval(cumulative: NDArray[np.int64]) -> NDArray[np.int64]:
     return np.diff(cumulative, prepend=0)
 
 
-def jain_index(values: NDArray[np.int64] | list[int]) -> float:
-    """Jain's fairness index (Σx)² / (n·Σx²): 1 when all equal, 1/n when one takes everything."""
-    x = np.asarray(values, dtype=np.float64)
-    if len(x) == 0 or not x.any():
-        return 1.0
-    return float(x.sum() ** 2 / (len(x) * (x * x).sum()))
+def seconds(ns: Num) -> Num:
+    return ns / NSEC_PER_SEC
+
+
+def bandwidth_mbps(acked_bytes: Num, interval_ns: Num) -> Num:
+    """Goodput in Mbit/s: bytes delivered over an interval of ``interval_ns``."""
+    return acked_bytes * 8 / seconds(interval_ns) / 1e6
+
+
+def share(part_ns: Num, interval_ns: Num) -> Num:
+    """The fraction of an interval that a thread ran, or a CPU spent in some state (0..1 per CPU)."""
+    return part_ns / interval_ns
+
+
+def rate_per_s(count: Num, interval_ns: Num) -> Num:
+    """Events per second over an interval (yields, context switches)."""
+    return count / seconds(interval_ns)
+
+
+def jain_rows(x: NDArray[Any]) -> NDArray[np.float64]:
+    """Jain's fairness index (Σx)² / (n·Σx²) of each row: 1 when all are equal, 1/n when one takes
+    everything, and 1 for a row of zeros (nobody was treated unfairly)."""
+    xf = np.atleast_2d(np.asarray(x, dtype=np.float64))
+    out = np.ones(len(xf))
+    if xf.shape[1] == 0:
+        return out
+    squares = (xf * xf).sum(axis=1)
+    nz = squares > 0
+    out[nz] = xf[nz].sum(axis=1) ** 2 / (xf.shape[1] * squares[nz])
+    return out
+
+
+def jain_index(values: NDArray[np.int64] | Sequence[int]) -> float:
+    """Jain's index of one set of values (``jain_rows`` of a single row)."""
+    return float(jain_rows(np.asarray(values, dtype=np.float64))[0])
+
+
+def interval_table(columns: Sequence[str], rows: NDArray[np.int64]) -> list[tuple[str, NDArray[np.float64]]]:
+    """The sampled series per interval, as the CSV has them: ``t_s``, ``bandwidth_mbps``, a
+    ``*_share`` per ns counter and a ``*_per_s`` per yield counter, each a column of values."""
+    t = rows[:, 0]
+    dt = per_interval(t).astype(np.float64)
+    dt[dt == 0] = 1
+    out: list[tuple[str, NDArray[np.float64]]] = [
+        ("t_s", seconds(t.astype(np.float64))),
+        ("bandwidth_mbps", bandwidth_mbps(per_interval(rows[:, list(columns).index("acked_bytes")]), dt)),
+    ]
+    for i, name in enumerate(columns):
+        if name.endswith("_ns") and name != "t_ns":
+            out.append((name[:-3] + "_share", share(per_interval(rows[:, i]), dt)))
+        elif name.endswith("_yields"):
+            out.append((name + "_per_s", rate_per_s(per_interval(rows[:, i]), dt)))
+    return out
+
+
+# ---- whole-run metrics by name: dotted paths into ``schedlab run --json`` ----------------------------
+# ``fairness_jain``, ``bandwidth_mbps``, ``threads.iperf-reporter.share``, ``cpus.0.busy``,
+# ``qdisc.per_cpu_dequeued.3``: what ``sweep --metric`` names and ``compare`` prints. A task name may
+# hold a dot (``hog.1``), so each step takes the longest key that exists.
+
+
+def metric_at(summary: Mapping[str, Any], path: str) -> float | None:
+    """The number at ``path`` in a run's summary, or None if there is none (or it is not a number)."""
+    node: Any = summary
+    parts = path.split(".")
+    i = 0
+    while i < len(parts):
+        if isinstance(node, Mapping):
+            for j in range(len(parts), i, -1):
+                key = ".".join(parts[i:j])
+                if key in node:
+                    node, i = node[key], j
+                    break
+            else:
+                return None
+        elif isinstance(node, list | tuple) and parts[i].isdigit() and int(parts[i]) < len(node):
+            node, i = node[int(parts[i])], i + 1
+        else:
+            return None
+    if isinstance(node, bool) or not isinstance(node, int | float):
+        return None
+    return float(node)
+
+
+def metric_paths(summary: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Every dotted path to a number in a run's summary (the names ``metric_at`` accepts)."""
+    out: list[str] = []
+    items: list[tuple[str, Any]] = (
+        [(str(k), v) for k, v in summary.items()] if isinstance(summary, Mapping) else []
+    )
+    for key, value in items:
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out += metric_paths(value, path + ".")
+        elif isinstance(value, list | tuple):
+            for i, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    out += metric_paths(item, f"{path}.{i}.")
+                elif isinstance(item, int | float) and not isinstance(item, bool):
+                    out.append(f"{path}.{i}")
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            out.append(path)
+    return out
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A whole-run metric worth a line when two runs are compared, and how its difference reads."""
+
+    path: str  # dotted path into run --json (``metric_at``)
+    label: str
+    unit: str  # shown after the value ("Mbit/s", "%", "/s"); empty for an index
+    scale: float = 1.0  # shown value = value * scale (a share as a percentage)
+    digits: int = 1
+    arrow: bool = False  # an index: "Jain 0.58 → 0.96"; otherwise "B − A: +30.8 Mbit/s"
+
+    def value(self, summary: Mapping[str, Any]) -> float | None:
+        v = metric_at(summary, self.path)
+        return None if v is None else v * self.scale
+
+    def shown(self, value: float) -> str:
+        return f"{value:.{self.digits}f}"
+
+    def difference(self, a: float, b: float, a_label: str = "A", b_label: str = "B") -> str:
+        if self.arrow:
+            return f"{self.label} {self.shown(a)} → {self.shown(b)}"
+        delta = b - a
+        shown = f"{abs(delta):.{self.digits}f}"
+        sign = "" if float(shown) == 0 else "+" if delta > 0 else "−"
+        unit = {"": "", "%": " points"}.get(
+            self.unit, self.unit if self.unit.startswith("/") else f" {self.unit}"
+        )
+        return f"{b_label} − {a_label}: {sign}{shown}{unit}"
+
+
+RUN_HEADLINES: tuple[Headline, ...] = (
+    Headline("bandwidth_mbps", "bandwidth", "Mbit/s"),
+    Headline("fairness_jain", "Jain", "", digits=2, arrow=True),
+    Headline("context_switches_per_s", "context switches", "/s", digits=0),
+)
+
+
+def headlines(summary: Mapping[str, Any]) -> list[Headline]:
+    """The headline metrics a run has: the fixed ones it reports, then each thread's CPU share."""
+    out = [h for h in RUN_HEADLINES if h.value(summary) is not None]
+    for name in summary.get("threads", {}):
+        out.append(Headline(f"threads.{name}.share", f"{name} CPU", "%", scale=100.0))
+    return out

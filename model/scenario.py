@@ -3,7 +3,9 @@
 A scenario file has sections ``[scenario]``, ``[machine]``, ``[sched]``, ``[net]``, ``[iperf]`` and
 any number of ``[[tasks]]``. Every key is validated against the dataclass that declares it (type,
 range or choices, unit in the name); an unknown key is an error that lists the allowed ones. The
-dotted keys (``sched.policy``) are what ``--set`` and the JSON ``settings`` use.
+dotted keys (``sched.policy``) are what ``--set`` and the JSON ``settings`` use. ``[sched]`` holds the
+policy and every tunable a policy declares in the registry (``model.sched``); ``key_specs`` lists every
+key with its default, range or choices and meaning, for the window's controls.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model import PACKAGE_DIR
-from model.sched import POLICIES
+from model import resource_root
+from model.sched import POLICIES, TUNABLES
+from model.script_steps import Script, parse_script
+from model.snapshot import Value
 
-RESOURCES = PACKAGE_DIR.parent / "resources"  # not __file__: a compiled module's differs
+RESOURCES = resource_root()  # resources/ in the source tree, package data when installed
 SCENARIO_DIR = RESOURCES / "scenarios"
-
-Value = int | float | str | bool | tuple[int, ...]
 
 
 class ScenarioError(ValueError):
@@ -29,9 +31,14 @@ class ScenarioError(ValueError):
 
 
 def _spec(
-    default: Any, doc: str, lo: float | None = None, hi: float | None = None, choices: Any = None
+    default: Any,
+    doc: str,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: Any = None,
+    parse: Any = None,
 ) -> Any:
-    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices}
+    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices, "parse": parse}
     return field(default=default, metadata=meta)
 
 
@@ -41,12 +48,32 @@ class MachineSpec:
     hz: int = _spec(250, "scheduler tick rate (CONFIG_HZ)", choices=(100, 250, 300, 1000))
     context_switch_ns: int = _spec(5_000, "CPU cost of one context switch", 0, 1_000_000)
     syscall_ns: int = _spec(3_000, "CPU cost of one sched_yield() that does not switch", 0, 1_000_000)
+    hrtimers: bool = _spec(
+        True,
+        "high-resolution timers (CONFIG_HIGH_RES_TIMERS, x86 from 2.6.21): a sleep ends when due and "
+        "usleep(0) returns at once; false: sleeps end on a tick",
+    )
+
+
+def _default_tunables() -> tuple[tuple[str, int], ...]:
+    return tuple((key, t.default) for key, t in TUNABLES.items())
 
 
 @dataclass(frozen=True)
 class SchedSpec:
     policy: str = _spec("cfs-2.6.23", "CPU scheduler", choices=tuple(POLICIES))
-    compat_yield: int = _spec(0, "/proc/sys/kernel/sched_compat_yield (CFS 2.6.23/24)", choices=(0, 1))
+    # Every registered tunable (model.sched.TUNABLES), whatever the policy: one that is not the policy's
+    # is kept (a restart under another policy uses it) and does nothing.
+    tunables: tuple[tuple[str, int], ...] = field(default_factory=_default_tunables)
+
+    def tunable(self, key: str) -> int:
+        return dict(self.tunables)[key]
+
+    def replaced(self, values: Mapping[str, Any]) -> SchedSpec:
+        """A copy with ``policy`` and tunables (by key) replaced; the values are validated already."""
+        tunables = dict(self.tunables)
+        tunables.update((k, int(v)) for k, v in values.items() if k != "policy")
+        return SchedSpec(str(values.get("policy", self.policy)), tuple(tunables.items()))
 
 
 @dataclass(frozen=True)
@@ -146,13 +173,15 @@ class XmitSpec:
 
 @dataclass(frozen=True)
 class IperfSpec:
-    enabled: bool = _spec(False, "run iperf 2.0.2")
+    enabled: bool = _spec(False, "run iperf (2.0.2's client or 2.0.4's server)")
     mode: str = _spec(
         "client", "client: send through the TCP send path; server: receive", choices=("client", "server")
     )
     recv_ns_per_kb: int = _spec(250, "server: CPU per KB read from the socket", 0, 1_000_000)
     thread_rest: str = _spec(
-        "sched_yield", "thread_rest() build", choices=("usleep0", "sched_yield", "fixed")
+        "sched_yield",
+        "thread_rest() build (the server: fixed is Ingo's reporter, 10 ms sleeps; the others 2.0.4's)",
+        choices=("usleep0", "sched_yield", "fixed"),
     )
     loop_ns: int = _spec(
         500_000, "CPU per pass of the data loop: gettimeofday + 8 KB write()", 1_000, 100_000_000
@@ -166,7 +195,7 @@ class IperfSpec:
     cpu: int = _spec(-1, "pin both threads to this CPU (-1: not pinned)", -1, 63)
 
 
-TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer", "sender")
+TASK_KINDS = ("hog", "yielder", "sleeper", "producer", "consumer", "sender", "script")
 SYNC_KINDS = ("condvar", "sched_yield", "usleep0")
 
 
@@ -185,6 +214,9 @@ class TaskSpec:
     sync: str = _spec("condvar", "producer/consumer: how the consumer waits", choices=SYNC_KINDS)
     slots: int = _spec(64, "producer/consumer: channel capacity", 1, 1_000_000)
     priority: int = _spec(0, "sender: skb->priority (the prio qdisc maps it to a band)", 0, 15)
+    script: Script = _spec(  # noqa: RUF009 (a Script is frozen: one default shared by all is safe)
+        Script(), "script: its steps, loop and delay_us (model.script_steps)", parse=parse_script
+    )
 
 
 @dataclass(frozen=True)
@@ -211,6 +243,8 @@ class Scenario:
             for f in dataclasses.fields(spec):
                 if f.metadata:
                     out[f"{section}.{f.name}"] = getattr(obj, f.name)
+            if section == "sched":
+                out.update((f"sched.{key}", value) for key, value in self.sched.tunables)
         return out
 
     def with_overrides(self, overrides: Mapping[str, object]) -> Scenario:
@@ -223,9 +257,11 @@ class Scenario:
             sections.setdefault(section, {})[name] = _parse_cli_value(raw)
         top: dict[str, Any] = {}
         for section, values in sections.items():
-            checked = _validate(SECTIONS[section], values, section, "--set")
+            checked = _validate(section_specs(section), values, section, "--set")
             if section == "scenario":
                 top.update(checked)
+            elif section == "sched":
+                top[section] = self.sched.replaced(checked)
             else:
                 top[section] = dataclasses.replace(getattr(self, section), **checked)
         return dataclasses.replace(self, **top)
@@ -251,39 +287,82 @@ def _parse_cli_value(raw: object) -> Any:
         return raw  # a bare word: a string
 
 
-def _allowed(f: dataclasses.Field[Any]) -> str:
-    m = f.metadata
-    if m["choices"] is not None:
-        return "one of " + ", ".join(str(c) for c in m["choices"])
-    if m["lo"] is not None:
-        return f"{m['lo']}..{m['hi']}"
-    if f.name == "priomap":
+@dataclass(frozen=True)
+class KeySpec:
+    """One dotted key: its default, what is allowed, and what it means."""
+
+    key: str
+    default: Any
+    doc: str
+    lo: int | float | None = None  # int where the key is an int: a compiled float field would make 1 into 1.0
+    hi: int | float | None = None
+    choices: tuple[Any, ...] | None = None
+    parse: Any = None  # a value with a structure of its own (a task's script): parsed and checked by this
+
+    @property
+    def type(self) -> type:
+        return type(self.default)
+
+
+def section_specs(section: str) -> dict[str, KeySpec]:
+    """The keys of one section by name: its dataclass fields, and for ``[sched]`` the registry's tunables."""
+    out = _specs_of(SECTIONS[section], section)
+    if section == "sched":
+        for key, t in TUNABLES.items():
+            allowed = t.allowed()
+            if isinstance(allowed, range):
+                out[key] = KeySpec(f"sched.{key}", t.default, t.help, allowed.start, allowed.stop - 1)
+            else:
+                out[key] = KeySpec(f"sched.{key}", t.default, t.help, choices=allowed)
+    return out
+
+
+def key_specs() -> dict[str, KeySpec]:
+    """Every dotted key (``[[tasks]]`` excluded) and its spec."""
+    return {spec.key: spec for section in SECTIONS for spec in section_specs(section).values()}
+
+
+def _allowed(spec: KeySpec) -> str:
+    if spec.choices is not None:
+        return "one of " + ", ".join(str(c) for c in spec.choices)
+    if spec.lo is not None:
+        return f"{spec.lo}..{spec.hi}"
+    if spec.key == "qdisc.priomap":
         return "16 band numbers, each below qdisc.bands"
-    return {bool: "true or false", str: "a string", int: "an integer"}.get(
-        _field_type(f), "a list of CPU numbers"
-    )
+    return {bool: "true or false", str: "a string", int: "an integer"}.get(spec.type, "a list of CPU numbers")
 
 
-def _field_type(f: dataclasses.Field[Any]) -> type:
-    return type(f.default) if f.default is not dataclasses.MISSING else tuple
-
-
-def _validate(spec: type, values: Mapping[str, Any], section: str, where: str) -> dict[str, Any]:
-    fields = {f.name: f for f in dataclasses.fields(spec) if f.metadata}
+def _validate(
+    specs: dict[str, KeySpec], values: Mapping[str, Any], section: str, where: str
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in values.items():
         key = f"{section}.{name}"
-        f = fields.get(name)
+        f = specs.get(name)
         if f is None:
             raise ScenarioError(
-                f"{where}: unknown key '{key}'; allowed keys in [{section}]: {', '.join(fields)}"
+                f"{where}: unknown key '{key}'; allowed keys in [{section}]: {', '.join(specs)}"
             )
         out[name] = _coerce(f, value, key, where)
     return out
 
 
-def _coerce(f: dataclasses.Field[Any], value: Any, key: str, where: str) -> Any:
-    want = _field_type(f)
+def _specs_of(spec: type, section: str) -> dict[str, KeySpec]:
+    """The keys of a table that is not a section (``[[tasks]]``)."""
+    return {
+        f.name: KeySpec(f"{section}.{f.name}", f.default, **f.metadata)
+        for f in dataclasses.fields(spec)
+        if f.metadata
+    }
+
+
+def _coerce(f: KeySpec, value: Any, key: str, where: str) -> Any:
+    if f.parse is not None:
+        try:
+            return f.parse(value)
+        except ValueError as exc:
+            raise ScenarioError(f"{where}: {key}: {exc}") from None
+    want = f.type
     bad = f"{where}: {key} = {value!r} is not allowed; allowed: {_allowed(f)}"
     if want is bool:
         if not isinstance(value, bool):
@@ -305,10 +384,9 @@ def _coerce(f: dataclasses.Field[Any], value: Any, key: str, where: str) -> Any:
             raise ScenarioError(bad)
     elif not isinstance(value, str):
         raise ScenarioError(bad)
-    m = f.metadata
-    if m["choices"] is not None and value not in m["choices"]:
+    if f.choices is not None and value not in f.choices:
         raise ScenarioError(bad)
-    if m["lo"] is not None and not (m["lo"] <= value <= m["hi"]):
+    if f.lo is not None and f.hi is not None and not (f.lo <= value <= f.hi):
         raise ScenarioError(bad)
     return value
 
@@ -328,15 +406,19 @@ def parse_scenario(text: str, source: str = "<string>") -> Scenario:
         values = data.get(section, {})
         if not isinstance(values, dict):
             raise ScenarioError(f"{source}: '{section}' must be a table ([{section}])")
-        checked = _validate(spec, values, section, source)
+        checked = _validate(section_specs(section), values, section, source)
         if section == "scenario":
             kwargs.update(checked)
+        elif section == "sched":
+            kwargs[section] = SchedSpec().replaced(checked)
         else:
             kwargs[section] = spec(**checked)
     tasks = data.get("tasks", [])
     if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
         raise ScenarioError(f"{source}: 'tasks' must be an array of tables ([[tasks]])")
-    kwargs["tasks"] = tuple(TaskSpec(**_validate(TaskSpec, t, "tasks", source)) for t in tasks)
+    kwargs["tasks"] = tuple(
+        TaskSpec(**_validate(_specs_of(TaskSpec, "tasks"), t, "tasks", source)) for t in tasks
+    )
     return Scenario(**kwargs)
 
 
@@ -360,33 +442,3 @@ def load_scenario(name_or_path: str) -> Scenario:
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"cannot read scenario '{path}': {exc}") from None
     return parse_scenario(text, str(path))
-
-
-def _shown_default(f: dataclasses.Field[Any]) -> str:
-    value = f.default
-    if value == "":
-        return "(empty)"
-    if isinstance(value, bool):
-        return "`true`" if value else "`false`"
-    if isinstance(value, tuple):
-        return "`[" + ", ".join(str(v) for v in value) + "]`"
-    return f"`{value}`"
-
-
-def key_table(spec: type, prefix: str) -> list[str]:
-    """The README's table rows (key, default, allowed, meaning) of ``spec``'s keys, generated here so
-    that the documentation says what the specs say (tests/test_cli.py compares)."""
-    rows = []
-    for f in dataclasses.fields(spec):
-        if f.metadata:
-            key = f"{prefix}{f.name}"
-            rows.append(f"| `{key}` | {_shown_default(f)} | {_allowed(f)} | {f.metadata['doc']} |")
-    return rows
-
-
-def readme_key_tables() -> tuple[list[str], list[str]]:
-    """Every section's rows, then the ``[[tasks]]`` rows."""
-    rows: list[str] = []
-    for section, spec in SECTIONS.items():
-        rows += key_table(spec, f"{section}.")
-    return rows, key_table(TaskSpec, "")

@@ -1,15 +1,18 @@
 """The facade the CLI and the GUI use: build a machine from a scenario, advance it, apply live commands.
 
-``Simulation(scenario, seed).advance(dt_ns) -> Snapshot``. Same scenario and seed give the same
-trace, and ``advance(a); advance(b)`` is the same run as ``advance(a + b)``. Live toggles
-(``sched.compat_yield``) take effect at the current simulated instant, like a sysctl, and are
-recorded with their time so graphs can mark them.
+``Simulation(scenario, seed).advance(dt_ns) -> Snapshot``, carrying the trace records since the
+previous advance (``drain_events``); ``snapshot()`` is the state now and changes nothing. Same scenario
+and seed give the same trace, and ``advance(a); advance(b)`` is the same run as ``advance(a + b)``. Live
+settings (``LIVE_KEYS``: the policies' live tunables, the qdisc's exit rule) take effect at the current
+simulated instant, like a sysctl, and are recorded with their time so graphs can mark them; a policy
+gets only its own tunables.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -17,18 +20,20 @@ import numpy as np
 from model.actions import Program
 from model.events import PRIO_SAMPLE
 from model.machine import Machine
-from model.metrics import Series, jain_index
+from model.metrics import Series, bandwidth_mbps, jain_index, rate_per_s, seconds, share
 from model.net.prio import PrioQdisc
 from model.net.rx import NicRx, RxConfig, RxSocket
 from model.net.sockets import udp_truesize
-from model.net.tcp import ETH_OVERHEAD_BYTES, LinkConfig, LinkDevice, TcpSendSocket
+from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
 from model.net.txconfig import EXIT_RULES, TxConfig, TxCosts
 from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
+from model.net.wire import frame_ns
+from model.observe import cpu_views, task_views
 from model.scenario import Scenario, ScenarioError, TaskSpec
-from model.sched import make_policy
+from model.sched import POLICIES, TUNABLES
 from model.sched.base import NSEC_PER_SEC
-from model.snapshot import CpuView, Snapshot, TaskView, cpu_views, task_views
+from model.snapshot import CommandRecord, CpuView, SeriesLayout, Snapshot, TaskView, TraceRecord, Value
 from model.task import Task
 from model.workloads.generic import spawn_tasks
 from model.workloads.iperf import Iperf, IperfServer
@@ -39,8 +44,8 @@ __all__ = ["LIVE_KEYS", "CpuView", "SetTunable", "Simulation", "Snapshot", "Task
 DEFAULT_SAMPLE_NS = 100_000_000
 
 # Settings that apply mid-run, with their allowed values; everything else restarts the run.
-LIVE_KEYS: dict[str, Any] = {
-    "sched.compat_yield": (0, 1),
+LIVE_KEYS: dict[str, tuple[int, ...] | tuple[str, ...] | range] = {
+    **{f"sched.{key}": t.allowed() for key, t in TUNABLES.items() if t.live},
     "qdisc.exit_rule": EXIT_RULES,
     "qdisc.weight_p": range(1, 100_001),
 }
@@ -66,12 +71,16 @@ class Simulation:
         self.seed = scenario.seed if seed is None else seed
         self.rng = np.random.default_rng(self.seed)
         m = scenario.machine
-        self.policy = make_policy(scenario.sched.policy, m.cpus, m.hz)
-        self.policy.set_tunable("compat_yield", scenario.sched.compat_yield)
-        self.machine = Machine(m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, trace)
-        self.tunables: dict[str, int | str] = {"sched.compat_yield": scenario.sched.compat_yield}
+        self.policy_info = POLICIES[scenario.sched.policy]
+        self.policy = self.policy_info.factory(m.cpus, m.hz)
+        for tunable in self.policy_info.tunables:  # its own only; the others are kept and do nothing
+            self.policy.set_tunable(tunable.key, scenario.sched.tunable(tunable.key))
+        self.machine = Machine(
+            m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, trace, m.hrtimers
+        )
+        self._settings: dict[str, Value] = scenario.settings()
+        self._settings_view: Mapping[str, Value] = MappingProxyType(dict(self._settings))
         self.toggles: list[tuple[int, str, int | str]] = []
-        self._trace_read = 0
         self.sockets: list[TcpSendSocket] = []
         self.iperf: Iperf | None = None
         self.rx_socket: RxSocket | None = None
@@ -79,7 +88,9 @@ class Simulation:
         self.txpath: TxPath | None = None
         self.qdisc: PrioQdisc | None = None
         self._build_workloads()
-        self.series = Series(self._probes())
+        probes = self._probes()
+        self.series = Series(probes)
+        self.series_layout = self._series_layout(list(probes))
         self.sample_ns = sample_ns
         self.machine.q.push(sample_ns, PRIO_SAMPLE, self._on_sample, None)
 
@@ -158,8 +169,6 @@ class Simulation:
         self.txpath = TxPath(self.machine, self.qdisc, self._tx_config(), self.rng)
         for cpu in range(sc.machine.cpus):
             self.machine.spawn(f"ksoftirqd/{cpu}", ksoftirqd_program(self.txpath), 0, cpu, role="ksoftirqd")
-        self.tunables["qdisc.exit_rule"] = sc.qdisc.exit_rule
-        self.tunables["qdisc.weight_p"] = sc.qdisc.weight_p
 
     def _tx_config(self) -> TxConfig:
         sc = self.scenario
@@ -187,7 +196,7 @@ class Simulation:
             ring_size=x.tx_ring,
             stop_free=x.tx_stop_free,
             wake_free=x.tx_wake_free,
-            wire_ns=-(-(x.packet_bytes + ETH_OVERHEAD_BYTES) * 8 * 1000 // net.link_mbps),
+            wire_ns=frame_ns(x.packet_bytes, net.link_mbps),
             itr_ns=NSEC_PER_SEC // net.itr_per_s,
             irq_cpus=net.irq_cpus,
             sndbuf_bytes=x.sndbuf_bytes,
@@ -218,6 +227,21 @@ class Simulation:
                 probes[f"cpu{i}_dequeued"] = lambda i=i: counts[i]
         return probes
 
+    def _series_layout(self, names: list[str]) -> SeriesLayout:
+        """Where ``_probes`` put each counter (column 0 is the time)."""
+        col = {name: i for i, name in enumerate(names, start=1)}
+        cpus = range(len(self.machine.cpus))
+        return SeriesLayout(
+            acked_bytes=col["acked_bytes"],
+            switches=col["switches"],
+            cpu_task_ns=tuple(col[f"cpu{i}_task_ns"] for i in cpus),
+            cpu_hardirq_ns=tuple(col[f"cpu{i}_hardirq_ns"] for i in cpus),
+            cpu_softirq_ns=tuple(col[f"cpu{i}_softirq_ns"] for i in cpus),
+            task_exec_ns=tuple(col[f"{t.name}_exec_ns"] for t in self.machine.tasks),
+            task_yields=tuple(col[f"{t.name}_yields"] for t in self.machine.tasks),
+            cpu_dequeued=tuple(col[f"cpu{i}_dequeued"] for i in cpus if f"cpu{i}_dequeued" in col),
+        )
+
     def _on_sample(self, _arg: object) -> None:
         self.series.sample(self.machine.now_ns)
         self.machine.q.push(self.machine.now_ns + self.sample_ns, PRIO_SAMPLE, self._on_sample, None)
@@ -241,14 +265,22 @@ class Simulation:
         self.machine.run_until(self.machine.now_ns + dt_ns, max_events)
         if self.txpath is not None:
             self.txpath.settle()
-        return self.snapshot()
+        return self._snapshot(self.drain_events())
 
     def step_event(self) -> Snapshot:
         """Run exactly up to and including the next event."""
         t = self.machine.q.next_time()
         if t is not None:
             self.machine.run_until(t, max_events=1)
-        return self.snapshot()
+        return self._snapshot(self.drain_events())
+
+    def drain_events(self) -> tuple[TraceRecord, ...]:
+        """The trace records since the previous drain (or advance), handed out once."""
+        return self.machine.trace.drain()
+
+    def settings(self) -> Mapping[str, Value]:
+        """Every effective dotted key: the scenario's, with the live settings as set now (read-only)."""
+        return self._settings_view
 
     def apply(self, command: SetTunable) -> None:
         allowed = LIVE_KEYS.get(command.key)
@@ -263,29 +295,31 @@ class Simulation:
                 else ", ".join(map(str, allowed))
             )
             raise ScenarioError(f"{command.key} = {command.value!r}; allowed: {shown}")
-        if command.key == "sched.compat_yield":
-            self.policy.set_tunable("compat_yield", int(command.value))
+        section, _, name = command.key.partition(".")
+        if section == "sched":
+            if self.policy_info.tunable(name) is not None:  # another policy's: kept, does nothing
+                self.policy.set_tunable(name, int(command.value))
         elif self.txpath is None:
             raise ScenarioError(f"{command.key}: this scenario has no qdisc (no [[tasks]] of kind 'sender')")
         elif command.key == "qdisc.exit_rule":
             self.txpath.set_exit_rule(str(command.value), self.txpath.weight_p)
         else:
             self.txpath.set_exit_rule(self.txpath.exit_rule, int(command.value))
-        self.tunables[command.key] = command.value
+        self._settings[command.key] = command.value
+        self._settings_view = MappingProxyType(dict(self._settings))
         self.toggles.append((self.now_ns, command.key, command.value))
-        self.machine.record(0, "command", 0, info=f"{command.key}={command.value}")
+        if self.machine.tracing:
+            self.machine.record(CommandRecord(self.now_ns, 0, command.key, command.value))
 
     def snapshot(self) -> Snapshot:
+        """The state now, without events (``drain_events`` hands those out); changes nothing."""
+        return self._snapshot(())
+
+    def _snapshot(self, events: tuple[TraceRecord, ...]) -> Snapshot:
         m = self.machine
         now = m.now_ns
         cpus = cpu_views(m)
         tasks = task_views(m)
-        trace = m.trace
-        events = tuple(trace[self._trace_read :])
-        if m.full_trace:
-            self._trace_read = len(trace)
-        else:
-            del trace[:]  # without a full trace, the machine keeps no history once read
         cpu_curr = np.array([c.curr_tid for c in cpus], dtype=np.int64)
         cpu_curr.flags.writeable = False
         return Snapshot(
@@ -297,7 +331,9 @@ class Simulation:
             events=events,
             series_columns=tuple(self.series.columns),
             series=self.series.view(),
+            series_layout=self.series_layout,
             toggles=tuple(self.toggles),
+            settings=self._settings_view,
             acked_bytes=self.acked_bytes(),
             events_dispatched=m.q.dispatched,
             qdisc=self.qdisc_view(),
@@ -311,11 +347,10 @@ class Simulation:
         """The whole-run metrics of ``schedlab run --json`` (the caller adds ``sim.wall_s``)."""
         m = self.machine
         duration_ns = max(m.now_ns, 1)
-        duration_s = duration_ns / NSEC_PER_SEC
         threads = {
             t.name: {
-                "cpu_s": t.exec_ns / NSEC_PER_SEC,
-                "share": t.exec_ns / duration_ns,
+                "cpu_s": seconds(t.exec_ns),
+                "share": share(t.exec_ns, duration_ns),
                 "yields": t.yields,
                 "switches": t.switches,
             }
@@ -326,24 +361,23 @@ class Simulation:
             hard, soft = m.irq_ns(c)
             cpus.append(
                 {
-                    "busy": (c.task_ns + hard + soft) / duration_ns,
-                    "user": c.task_ns / duration_ns,
-                    "hardirq": hard / duration_ns,
-                    "softirq": soft / duration_ns,
+                    "busy": share(c.task_ns + hard + soft, duration_ns),
+                    "user": share(c.task_ns, duration_ns),
+                    "hardirq": share(hard, duration_ns),
+                    "softirq": share(soft, duration_ns),
                 }
             )
-        settings = self.scenario.settings()
-        settings.update(self.tunables)
         return {
             "scenario": self.scenario.name,
             "seed": self.seed,
-            "duration_s": duration_s,
-            "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in settings.items()},
-            "bandwidth_mbps": self.acked_bytes() * 8 / duration_s / 1e6,
+            "duration_s": seconds(duration_ns),
+            "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in self._settings.items()},
+            "bandwidth_mbps": bandwidth_mbps(self.acked_bytes(), duration_ns),
             "threads": threads,
             "cpus": cpus,
-            "context_switches_per_s": sum(c.switches for c in m.cpus) / duration_s,
-            "toggles": [{"t_s": t / NSEC_PER_SEC, "key": k, "value": v} for t, k, v in self.toggles],
+            # Every switch on every CPU, to and from idle included (vmstat's "cs" column).
+            "system_context_switches_per_s": rate_per_s(sum(c.switches for c in m.cpus), duration_ns),
+            "toggles": [{"t_s": seconds(t), "key": k, "value": v} for t, k, v in self.toggles],
             "sim": {"events": m.q.dispatched},
             **self._rx_summary(),
             **self._qdisc_summary(),

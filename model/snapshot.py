@@ -1,27 +1,348 @@
-"""Snapshots: what the GUI is handed each frame, as frozen dataclasses and read-only arrays.
+"""Every type the window may read: the machine at one instant, as frozen dataclasses of typed fields.
 
-A snapshot is built from the machine at one instant; panels only read it. The run queues come
-from the policy (``RunqueueView``), the transmit path's state from ``model.net.view``.
+Nothing here is text to parse. Numbers are integers in the unit their name ends with (``_ns``,
+``_jiffies``), codes are the short string constants of the ``Literal`` types below, and the human
+wording of a code lives in one place (the policy registry, ``model.sched``). Snapshots are built by
+``model.simulation`` (``model.observe`` for the per-CPU and per-task views); the run queues come from
+the policies, the transmit path's from ``model.net.view``. This module imports nothing else of the
+model: everything else may import it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final, Literal, final
 
 import numpy as np
 from numpy.typing import NDArray
 
-from model.machine import SPINNING, Cpu, Machine, TraceRecord
-from model.net.view import QdiscView
-from model.sched.base import RunqueueView
-from model.task import TaskState
+Value = int | float | str | bool | tuple[int, ...]
+"""A setting's value (a dotted scenario key's)."""
+
+# ---- sched_yield(): where the yielder landed, and why --------------------------------------------
+
+YieldLanding = Literal[
+    "expired_array",  # O(1): the tail of its prio list in the expired array (``prio``)
+    "in_place",  # CFS: re-queued at its own key (``key_ns``: fair_key in 2.6.23, vruntime in 2.6.24)
+    "rightmost",  # CFS with sched_compat_yield: behind every other task (``key_ns``: its new key)
+    "new_deadline",  # BFS: slice ended, a new virtual deadline (``deadline_jiffies``)
+    "requeued",  # BFS v0.318: back at the tail of the queue, its deadline kept (``deadline_jiffies``)
+    "later_deadline",  # EEVDF 6.6-6.16: the deadline one slice later (``deadline_ns``, ``moved_ns``)
+    "forfeit",  # EEVDF 6.17+: vruntime to the deadline (``key_ns``), then a new one (``deadline_ns``)
+    "unchanged",  # nothing moved (``reason`` says why)
+]
+YieldReason = Literal[
+    "",  # the policy's ordinary yield
+    "alone",  # no other task on this run queue: the kernel returns at once
+    "ineligible",  # EEVDF 6.17+: only an eligible task forfeits
+    "already_rightmost",  # CFS compat: it was already behind every other task
+]
+
+
+@final
+class YieldOutcome:
+    """What a policy's ``yield_task`` did to the yielder, before ``schedule()``; the numbers that say it
+    are set for the landings that have them (see ``YieldLanding``), 0 otherwise.
+
+    Read-only (``Final``), compared by value. A plain class, not a dataclass like the others: one is
+    made at every sched_yield(), and compiled with mypyc a dataclass still builds through a Python-level
+    ``__init__`` (2-3 µs, frozen), where this class builds natively.
+    """
+
+    def __init__(
+        self,
+        landing: YieldLanding,
+        reason: YieldReason = "",
+        noop: bool = False,
+        prio: int = 0,
+        key_ns: int = 0,
+        deadline_ns: int = 0,
+        deadline_jiffies: int = 0,
+        moved_ns: int = 0,
+    ) -> None:
+        self.landing: Final = landing
+        self.reason: Final = reason
+        self.noop: Final = noop  # the yielder's place and keys are as before
+        self.prio: Final = prio
+        self.key_ns: Final = key_ns
+        self.deadline_ns: Final = deadline_ns
+        self.deadline_jiffies: Final = deadline_jiffies
+        self.moved_ns: Final = (
+            moved_ns  # EEVDF: how far the deadline moved (a slice) or the request forfeited
+        )
+
+    def _fields(self) -> tuple[str, str, bool, int, int, int, int, int]:
+        return (
+            self.landing,
+            self.reason,
+            self.noop,
+            self.prio,
+            self.key_ns,
+            self.deadline_ns,
+            self.deadline_jiffies,
+            self.moved_ns,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, YieldOutcome) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        names = ("landing", "reason", "noop", "prio", "key_ns", "deadline_ns", "deadline_jiffies", "moved_ns")
+        return f"YieldOutcome({', '.join(f'{n}={v!r}' for n, v in zip(names, self._fields(), strict=True))})"
+
+
+YIELD_ALONE = YieldOutcome("unchanged", "alone", noop=True)
+
+# ---- trace records: what happened, in time order ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchRecord:
+    """A context switch on ``cpu``: ``prev_tid`` out, ``tid`` in (0 is idle)."""
+
+    t_ns: int
+    cpu: int
+    tid: int
+    prev_tid: int
+
+
+@dataclass(frozen=True, slots=True)
+class WakeRecord:
+    """Task ``tid`` woke up and was queued on ``cpu``."""
+
+    t_ns: int
+    cpu: int
+    tid: int
+
+
+@dataclass(frozen=True, slots=True)
+class IrqRecord:
+    """An interrupt on ``cpu`` from ``t_ns`` (after any in progress): hardirq, then softirq."""
+
+    t_ns: int
+    cpu: int
+    hardirq_ns: int
+    softirq_ns: int
+
+    @property
+    def dur_ns(self) -> int:
+        return self.hardirq_ns + self.softirq_ns
+
+
+@dataclass(frozen=True, slots=True)
+class YieldRecord:
+    """Task ``tid`` called ``sched_yield()``: what the policy did, and whether ``schedule()`` then
+    switched to another task (False: the yielder was picked again)."""
+
+    t_ns: int
+    cpu: int
+    tid: int
+    outcome: YieldOutcome
+    switched: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRecord:
+    """A live setting applied at ``t_ns``, like a sysctl write."""
+
+    t_ns: int
+    cpu: int
+    key: str
+    value: int | str
+
+
+@dataclass(frozen=True, slots=True)
+class TenureRecord:
+    """A dequeuer's tenure on ``cpu`` from ``t_ns``: ``packets`` dequeued, then ``exit_reason``."""
+
+    t_ns: int
+    cpu: int
+    dur_ns: int
+    packets: int
+    exit_reason: str
+    context: str = ""  # who ran the loop: a sender's dev_queue_xmit, net_tx_action, ksoftirqd
+
+
+TraceRecord = SwitchRecord | WakeRecord | IrqRecord | YieldRecord | CommandRecord | TenureRecord
+
+# ---- run queues: one view type per policy family, as the policy keeps its queue ------------------------
+# Every entry says whether it is running and whether the policy would pick it if its CPU rescheduled
+# now, with its current task put back as ``schedule()`` puts it back (``picks_next``: the model's own
+# pick, so the window never re-derives it). Entries come current task(s) first.
+
+O1Array = Literal["active", "expired"]
+
+
+@dataclass(frozen=True, slots=True)
+class O1Entry:
+    tid: int
+    running: bool
+    picks_next: bool
+    array: O1Array  # also for the running task, which stays in its list under O(1)
+    prio: int  # the dynamic prio that orders the lists (static_prio -/+ 5 from sleep_avg)
+    static_prio: int  # 120 + nice
+    time_slice_ns: int  # what is left of its time slice
+    full_slice_ns: int  # task_timeslice(): the slice it gets at expiry
+    sleep_avg_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class O1View:
+    """Linux 2.6.22 O(1): one CPU's active and expired priority arrays."""
+
+    cpu: int
+    entries: tuple[O1Entry, ...]  # the running task, then active and expired in pick order
+    jiffies: int
+    tick_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cfs2623Entry:
+    tid: int
+    running: bool
+    picks_next: bool
+    fair_key_ns: int  # its key in the tree, as of its last (re)queue
+    wait_runtime_ns: int  # what the CPU owes it, projected to now
+
+
+@dataclass(frozen=True, slots=True)
+class Cfs2623View:
+    """CFS 2.6.23: one CPU's tree ordered by fair_key, the current task in it."""
+
+    cpu: int
+    entries: tuple[Cfs2623Entry, ...]  # the current task, then the tree in order
+    fair_clock_ns: int  # projected to now
+
+
+@dataclass(frozen=True, slots=True)
+class Cfs2624Entry:
+    tid: int
+    running: bool
+    picks_next: bool
+    vruntime_ns: int  # the current task's projected to now
+    ran_ns: int  # the current task: this stint so far (0 for the others)
+    slice_ns: int  # the current task: sched_slice(), after which a tick preempts it (0 for the others)
+
+
+@dataclass(frozen=True, slots=True)
+class Cfs2624View:
+    """CFS 2.6.24: one CPU's tree ordered by vruntime; the current task is out of it while it runs."""
+
+    cpu: int
+    entries: tuple[Cfs2624Entry, ...]  # the current task, then the tree in order
+    min_vruntime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class BfsEntry:
+    tid: int
+    running: bool
+    picks_next: bool  # what this view's CPU would take next
+    deadline_jiffies: int
+    deadline_passed: bool  # time_is_before_jiffies(deadline): taken first come, first served
+    time_slice_ns: int  # what is left of its rr_interval slice
+    on_cpu: int  # the CPU a running task is on; -1 while queued
+    pinned_cpu: int  # -1: may run anywhere
+
+
+@dataclass(frozen=True, slots=True)
+class BfsView:
+    """BFS: the one global queue, the same for every CPU (only ``picks_next`` is this CPU's)."""
+
+    cpu: int
+    entries: tuple[BfsEntry, ...]  # every running task, then the queue by deadline
+    jiffies: int
+
+
+@dataclass(frozen=True, slots=True)
+class EevdfEntry:
+    tid: int
+    running: bool
+    picks_next: bool  # pick_eevdf(): the eligible entity with the earliest deadline
+    vruntime_ns: int
+    deadline_ns: int  # the end of its current request: vruntime_ns at the start plus slice / weight
+    lag_ns: int  # avg_vruntime - vruntime
+    slice_ns: int  # the request size (sysctl_sched_base_slice, scaled), in real time
+    eligible: bool  # vruntime_eligible(): lag >= 0, as the kernel compares it (without dividing)
+
+
+@dataclass(frozen=True, slots=True)
+class EevdfView:
+    """EEVDF (6.6+): one CPU's entities, as of its last update_curr()."""
+
+    cpu: int
+    entries: tuple[EevdfEntry, ...]  # the current entity, then eligible and ineligible by deadline
+    min_vruntime_ns: int
+    avg_vruntime_ns: int  # V, the load-weighted average vruntime
+
+
+RunqueueView = O1View | Cfs2623View | Cfs2624View | BfsView | EevdfView
+RunqueueEntry = O1Entry | Cfs2623Entry | Cfs2624Entry | BfsEntry | EevdfEntry
+VIEW_KINDS: dict[str, type] = {  # a policy's declared view kind (PolicyInfo.view_kind) -> its view type
+    "o1": O1View,
+    "cfs-2.6.23": Cfs2623View,
+    "cfs-2.6.24": Cfs2624View,
+    "bfs": BfsView,
+    "eevdf": EevdfView,
+}
+
+# ---- the transmit path: the qdisc's bands, the locks and the dequeuer role -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BandView:
+    band: int
+    backlog: int  # packets queued in this band
+    limit: int  # pfifo limit (tx_queue_len)
+    sent: int  # packets dequeued through this band
+    dropped: int
+    head_runs: tuple[tuple[int, int], ...]  # from the head: (sending CPU, packets), for colouring
+
+
+@dataclass(frozen=True, slots=True)
+class QdiscView:
+    kind: str  # the qdisc.kind: "prio" or "pfifo_fast"
+    bands: tuple[BandView, ...]
+    enqueued: int
+    dequeued: int
+    dropped: int
+    requeues: int
+    backlog: int
+    per_cpu_dequeued: tuple[int, ...]
+    per_cpu_enqueued: tuple[int, ...]
+    dequeuer_cpu: int  # owner of the RUNNING bit, -1 when nobody dequeues
+    busylock_owner: int  # -1 when free
+    busylock_waiters: tuple[int, ...]  # CPUs spinning on busylock behind its holder, in ticket order
+    root_lock_owner: int  # -1 when free
+    exit_rule: str  # "time" (3.0), "quota+jiffy" (jamal's patch) or "quota" (3.1+)
+    weight_p: int
+    runs: int  # __qdisc_run() calls so far
+    exit_reasons: tuple[tuple[str, int], ...]  # quota, need_resched, jiffy, empty, tx_busy
+    device: str  # "dummy" or "nic"
+    tx_ring_used: int  # descriptors in use, over all TX rings
+    tx_ring_size: int  # descriptors, over all TX rings (0 for dummy)
+    device_stopped: bool  # some TX ring is stopped
+    fairness_jain: float
+    ring_used: tuple[int, ...] = ()  # per TX ring: descriptors in use
+    ring_stopped: tuple[bool, ...] = ()  # per TX ring: stopped (XOFF)
+    ksoftirqd_wakeups: int = 0
+
+
+# ---- the machine now ---------------------------------------------------------------------------------
+
+CpuState = Literal["idle", "task", "hardirq", "softirq"]
+TaskStateName = Literal["running", "runnable", "sleeping", "dead"]
 
 
 @dataclass(frozen=True, slots=True)
 class CpuView:
     index: int
     curr_tid: int  # 0 when idle
-    state: str  # "idle", "task", "hardirq", "softirq"
+    state: CpuState
     need_resched: bool
     task_ns: int
     hardirq_ns: int
@@ -34,7 +355,7 @@ class TaskView:
     tid: int
     name: str
     role: str
-    state: str  # "running", "runnable", "sleeping", "dead"
+    state: TaskStateName
     cpu: int
     nice: int
     exec_ns: int
@@ -45,57 +366,67 @@ class TaskView:
 
 
 @dataclass(frozen=True, slots=True)
+class SeriesLayout:
+    """Which column of ``Snapshot.series`` holds which cumulative counter (column 0 is ``t_ns``)."""
+
+    acked_bytes: int
+    switches: int
+    cpu_task_ns: tuple[int, ...]  # one per CPU
+    cpu_hardirq_ns: tuple[int, ...]
+    cpu_softirq_ns: tuple[int, ...]
+    task_exec_ns: tuple[int, ...]  # one per task, in the order of ``Snapshot.tasks``
+    task_yields: tuple[int, ...]
+    cpu_dequeued: tuple[int, ...]  # one per CPU with a transmit path, else empty
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     t_ns: int
     cpu_curr: NDArray[np.int64]  # per CPU: tid of the running task, 0 when idle
     cpus: tuple[CpuView, ...]
     tasks: tuple[TaskView, ...]
-    runqueues: tuple[RunqueueView, ...]
-    events: tuple[TraceRecord, ...]  # since the previous snapshot
+    runqueues: tuple[RunqueueView, ...]  # one per CPU, of the policy's view kind
+    events: tuple[TraceRecord, ...]  # drained since the previous advance (none in ``snapshot()``)
     series_columns: tuple[str, ...]
     series: NDArray[np.int64]  # rows of cumulative counters (see model.metrics.Series)
+    series_layout: SeriesLayout
     toggles: tuple[tuple[int, str, int | str], ...]  # (t_ns, key, value) of every live command
+    settings: Mapping[str, Value]  # every effective dotted key: the scenario's, live ones as set now
     acked_bytes: int
     events_dispatched: int
     qdisc: QdiscView | None = None  # the transmit path, when the scenario has one
 
 
-def _cpu_state(cpu: Cpu, now_ns: int) -> str:
-    if cpu.irq_until_ns > now_ns:
-        return "hardirq" if cpu.hardirq_until_ns > now_ns else "softirq"
-    return "task" if cpu.curr is not None else "idle"
-
-
-def cpu_views(m: Machine) -> tuple[CpuView, ...]:
-    now = m.now_ns
-    return tuple(
-        CpuView(
-            c.index,
-            c.curr.tid if c.curr else 0,
-            _cpu_state(c, now),
-            c.need_resched,
-            c.task_ns,
-            *m.irq_ns(c),
-            c.switches,
-        )
-        for c in m.cpus
-    )
-
-
-def task_views(m: Machine) -> tuple[TaskView, ...]:
-    return tuple(
-        TaskView(
-            t.tid,
-            t.name,
-            t.role,
-            t.state.name.lower(),
-            t.cpu,
-            t.nice,
-            t.exec_ns,
-            t.yields,
-            t.nvcsw,
-            t.nivcsw,
-            t.spin is not None and t.state == TaskState.RUNNING and m.cpus[t.cpu].seg in SPINNING,
-        )
-        for t in m.tasks
-    )
+__all__ = [
+    "VIEW_KINDS",
+    "YIELD_ALONE",
+    "BandView",
+    "BfsEntry",
+    "BfsView",
+    "Cfs2623Entry",
+    "Cfs2623View",
+    "Cfs2624Entry",
+    "Cfs2624View",
+    "CommandRecord",
+    "CpuView",
+    "EevdfEntry",
+    "EevdfView",
+    "IrqRecord",
+    "O1Entry",
+    "O1View",
+    "QdiscView",
+    "RunqueueEntry",
+    "RunqueueView",
+    "SeriesLayout",
+    "Snapshot",
+    "SwitchRecord",
+    "TaskView",
+    "TenureRecord",
+    "TraceRecord",
+    "Value",
+    "WakeRecord",
+    "YieldLanding",
+    "YieldOutcome",
+    "YieldReason",
+    "YieldRecord",
+]

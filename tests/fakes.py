@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from model.sched.base import RunqueueEntry, RunqueueView, select_cpu_per_rq
+from model.sched.base import select_cpu_per_rq
+from model.snapshot import BfsEntry, BfsView, YieldOutcome
 from model.task import Task
 
 # A small user scenario for the GUI tests: two CPUs, two hogs, a yield-poller and a niced sleeper.
@@ -52,11 +53,11 @@ class RoundRobinPolicy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         task.se = True
         self.queues[cpu].append(task)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         self.queues[cpu].append(task)
 
     def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
@@ -89,11 +90,11 @@ class RoundRobinPolicy:
     def check_preempt_wakeup(self, cpu: int, woken: Task, now_ns: int) -> bool:
         return False
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
         task = self.curr[cpu]
         assert task is not None
         self.ticks_left[task] = 0  # to the tail
-        return "tail"
+        return YieldOutcome("rightmost")
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         return None if not self.queues[cpu] else 0
@@ -101,6 +102,8 @@ class RoundRobinPolicy:
     def set_tunable(self, key: str, value: int) -> None:
         raise KeyError(key)
 
-    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
-        rows = [RunqueueEntry(t.tid, "queued", "pos", i) for i, t in enumerate(self.queues[cpu])]
-        return RunqueueView(cpu, tuple(rows))
+    def runqueue_view(self, cpu: int, now_ns: int) -> BfsView:
+        """A FIFO drawn as BFS's list: position i as deadline i."""
+        queue = self.queues[cpu]
+        rows = [BfsEntry(t.tid, False, i == 0, i, False, 0, -1, -1) for i, t in enumerate(queue)]
+        return BfsView(cpu, tuple(rows), jiffies=0)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from gui.cli import main
+from model.cli import main
+from model.scenario import KeySpec, _allowed, section_specs
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -31,7 +33,7 @@ def test_run_json_has_the_contract_fields(capsys: pytest.CaptureFixture[str], tm
     d = json.loads(out)
     for key in ("scenario", "seed", "duration_s", "settings", "bandwidth_mbps", "threads", "cpus"):
         assert key in d
-    assert "context_switches_per_s" in d
+    assert "system_context_switches_per_s" in d
     assert d["seed"] == 7
     assert d["duration_s"] == pytest.approx(0.5)
     assert d["settings"]["sched.policy"] == "o1"
@@ -112,11 +114,40 @@ def test_the_readme_example_scenario_runs(capsys: pytest.CaptureFixture[str], tm
     assert set(json.loads(out)["threads"]) == {"hog", "niced", "poller", "maker"}
 
 
-def test_the_readme_key_tables_are_the_specs() -> None:
-    from model.scenario import readme_key_tables
+def _readme_row(spec: KeySpec) -> str:
+    value = spec.default
+    if isinstance(value, bool):
+        shown = "`true`" if value else "`false`"
+    elif isinstance(value, tuple):
+        shown = "`[" + ", ".join(str(v) for v in value) + "]`"
+    else:
+        shown = "(empty)" if value == "" else f"`{value}`"
+    return f"| `{spec.key}` | {shown} | {_allowed(spec)} | {spec.doc} |"
 
+
+@pytest.mark.parametrize("section", ["qdisc", "xmit"])
+def test_the_readme_key_table_of_the_transmit_path_is_the_specs(section: str) -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = readme.split("<!-- scenario-format -->", 1)[1].split("<!-- /scenario-format -->", 1)[0]
-    documented = [line for line in block.splitlines() if line.startswith("| `")]
-    rows, task_rows = readme_key_tables()
-    assert documented == rows + task_rows, "README key tables differ from model/scenario.py's specs"
+    documented = [line for line in readme.splitlines() if re.match(rf"\| `{section}\.\w+` \|", line)]
+    expected = [_readme_row(spec) for spec in section_specs(section).values()]
+    assert documented == expected, f"README's {section}.* rows differ from model/scenario.py's specs"
+
+
+def test_csv_replaces_the_file_only_when_complete(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "series.csv"
+    target.write_text("an older run\n")
+    code, _, err = run(capsys, "run", "cfs-yield-2007", "--duration", "0.2", "--csv", str(target))
+    assert code == 0, err
+    assert target.read_text().startswith("t_s,bandwidth_mbps")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["series.csv"]  # no temporary file left
+
+
+def test_csv_onto_a_folder_fails_in_one_line_and_leaves_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "taken").mkdir()
+    code, _, err = run(capsys, "run", "cfs-yield-2007", "--duration", "0.1", "--csv", str(tmp_path / "taken"))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "--csv" in err and "cannot write" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+    assert not list((tmp_path / "taken").iterdir())

@@ -11,8 +11,8 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QLabel
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
-from gui import cli
 from gui.export import ExportError, export_widget
+from model import cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

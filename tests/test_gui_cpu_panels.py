@@ -18,28 +18,40 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
-from gui import cpu_history as ch
-from gui import cpu_lanes as cl
-from gui import runqueue_panel as rp
-from gui import runqueue_scene as rs
-from gui.cpu_history import LaneHistory
-from gui.cpu_lanes import CpuLanesPanel
-from gui.runqueue_panel import RunqueuePanel
-from model.machine import TraceRecord
-from model.net.view import BandView, QdiscView
+from gui.draw import formats as fmt
+from gui.draw import landing as ldg
+from gui.draw import lane_history as ch
+from gui.draw import runqueue_scene as rs
+from gui.draw.lane_history import LaneHistory
+from gui.panels import cpu_lanes as cl
+from gui.panels import runqueue as rp
+from gui.panels.cpu_lanes import CpuLanesPanel
+from gui.panels.runqueue import RunqueuePanel
 from model.scenario import load_scenario
-from model.sched.base import RunqueueEntry, RunqueueView
-from model.simulation import SetTunable, Simulation, Snapshot
+from model.sched import POLICIES
+from model.simulation import SetTunable, Simulation
+from model.snapshot import (
+    BandView,
+    BfsEntry,
+    BfsView,
+    EevdfEntry,
+    EevdfView,
+    O1Entry,
+    QdiscView,
+    Snapshot,
+    YieldOutcome,
+    YieldRecord,
+)
 
-POLICIES = ("o1", "cfs-2.6.23", "cfs-2.6.24", "bfs", "eevdf")
-# What the first yield that does something says under each policy (model/sched/*.yield_task).
-LANDING_WORDS = {
-    "o1": "expired array",
-    "cfs-2.6.23": "in place",
-    "cfs-2.6.24": "in place",
-    "bfs": "deadline",
+# Where the first yield that does something lands under each policy (model/sched/*.yield_task).
+LANDINGS = {
+    "o1": "expired_array",
+    "cfs-2.6.23": "in_place",
+    "cfs-2.6.24": "in_place",
+    "bfs": "new_deadline",
     "eevdf": "forfeit",
 }
+VIEW_KINDS = {"o1": "O1View", "cfs-2.6.23": "Cfs2623View", "cfs-2.6.24": "Cfs2624View", "bfs": "BfsView"}
 
 
 def story(policy: str, compat: int = 0) -> Simulation:
@@ -71,32 +83,33 @@ def ink_pixels(widget: QWidget) -> int:
     return sum(img.pixel(x, y) != white for x in range(0, img.width(), 4) for y in range(0, img.height(), 4))
 
 
-def run_until_landing(sim: Simulation, panels: list, words: str, dt_ns: int = 20_000) -> Snapshot:
-    """Advance in small frames (Normal speed) until a frame holds a yield whose text has ``words``."""
+def run_until_landing(sim: Simulation, panels: list, landing: str, dt_ns: int = 20_000) -> Snapshot:
+    """Advance in small frames (Normal speed) until a frame holds a yield that lands at ``landing``."""
     for _ in range(20_000):
         snap = sim.advance(dt_ns)
         for panel in panels:
             panel.render(snap)
-        if any(r.kind == "yield" and words in r.info for r in snap.events):
+        if any(isinstance(r, YieldRecord) and r.outcome.landing == landing for r in snap.events):
             return snap
-    raise AssertionError(f"no yield saying {words!r}")
+    raise AssertionError(f"no yield landing at {landing!r}")
 
 
 # ---- pure helpers: CPU lanes ----------------------------------------------------------------------
 
 
 def test_format_duration_picks_the_unit_a_class_reads() -> None:
-    assert ch.format_duration(0) == "0"
-    assert ch.format_duration(500) == "500 ns"
-    assert ch.format_duration(1_500) == "1.5 µs"
-    assert ch.format_duration(20_000_000) == "20 ms"
-    assert ch.format_duration(999_999) == "1 ms"
-    assert ch.format_duration(1_250_000_000) == "1.25 s"
+    assert fmt.format_duration(0) == "0"
+    assert fmt.format_duration(500) == "500 ns"
+    assert fmt.format_duration(1_500) == "1.5 µs"
+    assert fmt.format_duration(20_000_000) == "20 ms"
+    assert fmt.format_duration(999_999) == "1 ms"
+    assert fmt.format_duration(1_250_000_000) == "1.25 s"
+    assert fmt.signed_duration(-2_000_000) == "−2 ms" and fmt.signed_duration(0) == "0"
 
 
 def test_axis_ticks_are_a_1_2_5_step_back_from_now() -> None:
-    assert ch.nice_step(50_000_000, 5) == 10_000_000
-    assert ch.nice_step(50_000_000, 3) == 20_000_000
+    assert fmt.nice_step(50_000_000, 5) == 10_000_000
+    assert fmt.nice_step(50_000_000, 3) == 20_000_000
     assert cl.axis_ticks(50_000_000, 5) == [0, -(10**7), -2 * 10**7, -3 * 10**7, -4 * 10**7, -5 * 10**7]
 
 
@@ -130,11 +143,6 @@ def test_yield_columns_mark_a_column_switched_if_any_yield_in_it_switched() -> N
     assert marks == [(5, True), (50, True), (90, False)]
 
 
-def test_irq_info_splits_into_hard_and_soft() -> None:
-    assert ch.parse_irq("10000 48000", 58_000) == (10_000, 48_000)
-    assert ch.parse_irq("", 7_000) == (7_000, 0)
-
-
 def test_lane_history_merges_sub_quantum_segments_and_stays_bounded() -> None:
     lane = LaneHistory(maxlen=50)
     lane.switch(0, 1, 0, 100)
@@ -151,26 +159,7 @@ def test_lane_history_merges_sub_quantum_segments_and_stays_bounded() -> None:
     assert lane.task_segments(600_000)[-1] == (509_000, 600_000, lane.open_code)
 
 
-def test_yield_switched_reads_the_switch_right_after_it() -> None:
-    events = (
-        TraceRecord(10, 0, "yield", 2, info="expired array"),
-        TraceRecord(10, 0, "switch", 1, prev_tid=2),
-        TraceRecord(20, 0, "yield", 1, info="alone: no-op"),
-        TraceRecord(30, 0, "switch", 2, prev_tid=1),
-    )
-    assert ch.yield_switched(events, 0)
-    assert not ch.yield_switched(events, 2)  # the later switch is another event
-
-
 # ---- pure helpers: run queues ---------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("policy", POLICIES)
-def test_policy_family_is_read_from_the_views(policy: str) -> None:
-    snap = story(policy).advance(80_000_000)
-    expected = {"o1": "o1", "bfs": "bfs", "eevdf": "eevdf"}.get(policy, "cfs")
-    assert {rs.policy_family(rq) for rq in snap.runqueues} == {expected}
-    assert rs.policy_family(RunqueueView(0, ())) == ""
 
 
 def test_key_axis_range_is_stable_while_the_keys_fit() -> None:
@@ -182,26 +171,32 @@ def test_key_axis_range_is_stable_while_the_keys_fit() -> None:
     assert rs.key_to_x(0, (-10, 30), 100, 400) == 200
 
 
-def test_prio_rows_stack_levels_and_details() -> None:
-    entries = [RunqueueEntry(1, "running", "prio", 125), RunqueueEntry(2, "expired", "prio", 120)]
-    entries.append(RunqueueEntry(3, "active", "prio", 125))
+def o1_entry(tid: int, array: str, prio: int, running: bool = False) -> O1Entry:
+    return O1Entry(tid, running, False, array, prio, 120, 99 * 4_000_000, 100 * 4_000_000, 0)  # type: ignore[arg-type]
+
+
+def test_prio_rows_stack_levels_and_words() -> None:
+    entries = [o1_entry(1, "active", 125, True), o1_entry(2, "expired", 120), o1_entry(3, "active", 125)]
     assert rs.prio_rows(entries) == [120, 125]
+    assert rs.o1_slice_words(entries[0], 4_000_000) == "slice 99/100 jiffies"
     assert rs.stack_levels([(0, 50), (30, 80), (60, 90), (100, 120)], gap=5) == [0, 1, 0, 0]
-    assert rs.detail_ms("vruntime 64.914 ms, lag -0.202 ms", "lag") == -0.202
-    assert rs.detail_ms("entity_key +1.006 ms", "vruntime") is None
-    assert rs.ms_label(-2_000_000) == "−2 ms" and rs.ms_label(0) == "0"
+    bfs = BfsEntry(4, True, False, 41, False, 3_000_000, 1, 0)
+    assert (
+        rs.bfs_words(bfs, 38)
+        == "deadline 41 (now +3 jiffies) · running on cpu 1, slice 3 ms left · cpu 0 only"
+    )
 
 
 def test_free_spot_avoids_what_is_taken() -> None:
     ring, size, bounds = QRectF(100, 100, 50, 20), QSize(60, 20), QRectF(0, 0, 400, 300)
-    first = rp.free_spot(ring, size, bounds, [])
+    first = ldg.free_spot(ring, size, bounds, [])
     assert first.left() > ring.right() and first.center().y() == ring.center().y()
-    other = rp.free_spot(ring, size, bounds, [first])
+    other = ldg.free_spot(ring, size, bounds, [first])
     assert not other.intersects(first) and bounds.contains(other)
 
 
 def test_arrow_bulges_up_for_a_rightward_move() -> None:
-    ctrl = rp.arrow_control(QPointF(0, 100), QPointF(200, 100))
+    ctrl = ldg.arrow_control(QPointF(0, 100), QPointF(200, 100))
     assert ctrl.x() == 100 and ctrl.y() < 100
 
 
@@ -304,11 +299,11 @@ def rq_panel(qtbot, clock: FakeClock) -> Iterator[RunqueuePanel]:
 def test_runqueue_draws_each_policy_and_marks_the_landing(rq_panel: RunqueuePanel, policy: str) -> None:
     sim = story(policy)
     sim.advance(60_000_000)
-    snap = run_until_landing(sim, [rq_panel], LANDING_WORDS[policy])
-    family = {"o1": "o1", "bfs": "bfs", "eevdf": "eevdf"}.get(policy, "cfs")
-    assert rq_panel.families == [family]
+    snap = run_until_landing(sim, [rq_panel], LANDINGS[policy])
+    assert rq_panel.section_kinds == [VIEW_KINDS.get(policy, "EevdfView")]
     landing = rq_panel.last_landing
-    assert landing is not None and LANDING_WORDS[policy] in landing.info
+    assert landing is not None and landing.outcome.landing == LANDINGS[policy]
+    assert landing.words == POLICIES[policy].describe_landing(landing.outcome)  # the policy's own words
     assert landing.name == "iperf-reporter" and landing.text.startswith("sched_yield() by iperf-reporter")
     assert landing.to_rect is not None and landing.label_rect is not None  # the mark is drawn
     assert {c.tid for c in rq_panel.scene.chips} == {e.tid for e in snap.runqueues[0].entries}
@@ -320,13 +315,13 @@ def test_o1_yield_lands_in_the_expired_array_with_an_arrow(rq_panel: RunqueuePan
     sim = story("o1")
     sim.advance(60_000_000)
     for _ in range(50):  # a yield while the data thread sleeps is picked again at once: wait for another
-        snap = run_until_landing(sim, [rq_panel], "expired array")
+        snap = run_until_landing(sim, [rq_panel], "expired_array")
         landing = rq_panel.last_landing
         assert landing is not None
         if not landing.picked_again:
             break
     entry = next(e for e in snap.runqueues[0].entries if e.tid == landing.tid)
-    assert entry.group == "expired"  # the data thread runs; the reporter waits for the swap
+    assert entry.array == "expired"  # the data thread runs; the reporter waits for the swap
     assert landing.to_rect is not None and landing.to_rect.left() > rq_panel.width() / 2
     assert landing.from_rect is not None and landing.from_rect.left() < rq_panel.width() / 2
     assert rp.landing_label(landing) == "yield sent it here"
@@ -338,7 +333,7 @@ def test_cfs_2623_in_place_yield_is_picked_again(rq_panel: RunqueuePanel) -> Non
     sim.advance(60_000_000)
     kept = 0
     for _ in range(10):
-        run_until_landing(sim, [rq_panel], "in place")
+        run_until_landing(sim, [rq_panel], "in_place")
         landing = rq_panel.last_landing
         assert landing is not None
         kept += landing.picked_again
@@ -352,7 +347,8 @@ def test_compat_yield_sends_the_reporter_rightmost(rq_panel: RunqueuePanel) -> N
     sim = story("cfs-2.6.24", compat=1)
     sim.advance(60_000_000)
     run_until_landing(sim, [rq_panel], "rightmost")
-    assert rq_panel.last_landing is not None and "rightmost" in rq_panel.last_landing.info
+    landing = rq_panel.last_landing
+    assert landing is not None and landing.words.startswith("rightmost (vruntime ")
 
 
 def test_landing_fades_after_a_few_wall_seconds_but_its_words_stay(
@@ -360,7 +356,7 @@ def test_landing_fades_after_a_few_wall_seconds_but_its_words_stay(
 ) -> None:
     sim = story("cfs-2.6.23")
     sim.advance(60_000_000)
-    run_until_landing(sim, [rq_panel], "in place")
+    run_until_landing(sim, [rq_panel], "in_place")
     landing = rq_panel.last_landing
     assert landing is not None and rq_panel.landing_alpha(landing) == 1.0
     clock.now += rp.LANDING_S + 1
@@ -371,15 +367,15 @@ def test_landing_fades_after_a_few_wall_seconds_but_its_words_stay(
 
 def test_a_noop_yield_does_not_replace_a_fresh_landing(rq_panel: RunqueuePanel, clock: FakeClock) -> None:
     snap = story("o1").advance(70_000_000)
-    moved = (TraceRecord(snap.t_ns, 0, "yield", 2, info="expired array (prio 125)"),)
+    moved = (YieldRecord(snap.t_ns, 0, 2, YieldOutcome("expired_array", prio=125), True),)
     rq_panel.render(dataclasses.replace(snap, events=moved))
-    noop = (TraceRecord(snap.t_ns, 0, "yield", 2, info="alone: no-op"),)
+    noop = (YieldRecord(snap.t_ns, 0, 2, YieldOutcome("unchanged", "alone", noop=True), False),)
     clock.now += rp.HOLD_S / 2
     rq_panel.render(dataclasses.replace(snap, events=noop))
-    assert rq_panel.last_landing is not None and rq_panel.last_landing.info.startswith("expired")
+    assert rq_panel.last_landing is not None and rq_panel.last_landing.words == "expired array (prio 125)"
     clock.now += rp.HOLD_S
     rq_panel.render(dataclasses.replace(snap, events=noop))
-    assert rq_panel.last_landing is not None and rq_panel.last_landing.info == "alone: no-op"
+    assert rq_panel.last_landing is not None and rq_panel.last_landing.words == "alone: no-op"
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -389,7 +385,7 @@ def test_runqueue_two_cpus(rq_panel: RunqueuePanel, qtbot, two_cpus: Path, polic
     for _ in range(40):
         rq_panel.render(sim.advance(500_000))
     # BFS keeps one global queue: drawn once.
-    assert len(rq_panel.families) == (1 if policy == "bfs" else 2)
+    assert len(rq_panel.section_kinds) == (1 if policy == "bfs" else 2)
     chip = rq_panel.scene.chips[-1]
     with qtbot.waitSignal(rq_panel.task_clicked) as blocker:
         qtbot.mouseClick(rq_panel, Qt.MouseButton.LeftButton, pos=chip.rect.center().toPoint())
@@ -401,13 +397,29 @@ def test_runqueue_two_cpus(rq_panel: RunqueuePanel, qtbot, two_cpus: Path, polic
 
 def test_bfs_flags_expired_deadlines_below_the_jiffy_line(rq_panel: RunqueuePanel) -> None:
     entries = (
-        RunqueueEntry(1, "running", "deadline", 9, "cpu 0, slice 6.0 ms"),
-        RunqueueEntry(2, "queued", "deadline", 4, "expired"),
-        RunqueueEntry(3, "queued", "deadline", 12, ""),
+        BfsEntry(1, True, False, 9, False, 6_000_000, 0, -1),
+        BfsEntry(2, False, True, 4, True, 0, -1, -1),
+        BfsEntry(3, False, False, 12, False, 0, -1, -1),
     )
     snap = story("bfs").advance(10_000_000)
-    rq_panel.render(dataclasses.replace(snap, runqueues=(RunqueueView(0, entries, "jiffies", 6),)))
+    rq_panel.render(dataclasses.replace(snap, runqueues=(BfsView(0, entries, 6),)))
     tags = {c.tid: [t for t, _ in c.tags] for c in rq_panel.scene.chips}
-    assert tags[2] == ["expired deadline", "runs next"] and tags[3] == []
+    assert tags == {1: [], 2: ["expired deadline", "runs next"], 3: []}
     texts = [t[1] for t in rq_panel.scene.texts]
     assert any("now: jiffies 6" in t for t in texts)
+
+
+def test_eevdf_lanes_and_tags_are_the_views_own(rq_panel: RunqueuePanel) -> None:
+    """The panel draws eligibility and the next pick as the model says, even where a naive reading of the
+    numbers would say otherwise (here: the earliest deadline is not the one picked)."""
+    entries = (
+        EevdfEntry(1, True, False, 1_000_000, 1_700_000, -200_000, 700_000, False),
+        EevdfEntry(2, False, False, 600_000, 1_000_000, 200_000, 700_000, True),
+        EevdfEntry(3, False, True, 700_000, 1_400_000, 100_000, 700_000, True),
+    )
+    snap = story("eevdf").advance(10_000_000)
+    rq_panel.render(dataclasses.replace(snap, runqueues=(EevdfView(0, entries, 600_000, 800_000),)))
+    tags = {c.tid: [t for t, _ in c.tags] for c in rq_panel.scene.chips}
+    assert tags == {1: [], 2: [], 3: ["runs next"]}
+    rects = rq_panel.scene.rects
+    assert rects[(0, 1)].top() > rects[(0, 2)].bottom()  # the running entry sits in the ineligible lane

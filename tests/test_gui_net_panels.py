@@ -22,14 +22,15 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
-from gui import graphs_panel as gp
-from gui import qdisc_geometry as qg
-from gui.graphs_panel import GraphsPanel
-from gui.qdisc_panel import PLACEHOLDER, QdiscPanel
+from gui.draw import qdisc_geometry as qg
+from gui.draw import series as gs
+from gui.panels import graphs as gp
+from gui.panels.graphs import GraphsPanel
+from gui.panels.qdisc import PLACEHOLDER, QdiscPanel
 from model.metrics import jain_index
-from model.net.view import BandView, QdiscView
 from model.scenario import load_scenario
-from model.simulation import SetTunable, Simulation, Snapshot
+from model.simulation import SetTunable, Simulation
+from model.snapshot import BandView, QdiscView, Snapshot
 
 SAMPLE_NS = 100_000_000
 TOGGLE_AT_NS = 2_000_000_000
@@ -60,7 +61,7 @@ def fake_qdisc(dequeuer: int = 3, per_cpu: tuple[int, ...] = PER_CPU, stopped: b
     reasons = (("quota", 0), ("need_resched", 1_210), ("jiffy", 49_700), ("empty", 320), ("tx_busy", 0))
     return QdiscView(
         "prio", bands, 46_200_000, 46_027_793, 89_317, 412, 195, per_cpu, (11_600_000,) * 4,
-        dequeuer, 1, (2,), 0, "time", 64, 51_230, reasons, "nic", 480, 512, stopped,
+        dequeuer, 1, (2,), dequeuer, "time", 64, 51_230, reasons, "nic", 480, 512, stopped,
         jain_index(list(per_cpu)),
     )  # fmt: skip
 
@@ -73,9 +74,13 @@ def with_qdisc(snap: Snapshot, rates: tuple[float, ...] = (0.47, 0.01, 0.01, 0.5
     cumulative = np.cumsum(steps, axis=0)
     series = np.hstack([snap.series, cumulative])
     series.flags.writeable = False
+    width = len(snap.series_columns)
     columns = snap.series_columns + tuple(f"cpu{k}_dequeued" for k in range(4))
+    layout = dataclasses.replace(snap.series_layout, cpu_dequeued=tuple(range(width, width + 4)))
     per_cpu = tuple(int(v) for v in cumulative[-1]) if n else (0,) * 4
-    return dataclasses.replace(snap, qdisc=fake_qdisc(per_cpu=per_cpu), series_columns=columns, series=series)
+    return dataclasses.replace(
+        snap, qdisc=fake_qdisc(per_cpu=per_cpu), series_columns=columns, series=series, series_layout=layout
+    )
 
 
 @pytest.fixture
@@ -105,6 +110,24 @@ def assert_painted(widget: QWidget, path: Path) -> None:
     assert image.save(str(path))
 
 
+def rendered(widget: QWidget) -> QImage:
+    """The widget drawn through a QPainter on a white image, as the SVG export draws it."""
+    image = QImage(widget.size(), QImage.Format.Format_ARGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    widget.render(painter, QPoint(0, 0))
+    painter.end()
+    return image
+
+
+def inked(image: QImage) -> int:
+    """Sampled pixels that are not white."""
+    white = QColor("white").rgb()
+    return sum(
+        image.pixel(x, y) != white for x in range(0, image.width(), 5) for y in range(0, image.height(), 5)
+    )
+
+
 def markers_on(plot: pg.PlotItem) -> list[pg.InfiniteLine]:
     """The vertical toggle markers currently visible on a time graph."""
     return [i for i in plot.items if isinstance(i, pg.InfiniteLine) and i.angle == 90 and i.isVisible()]
@@ -118,22 +141,17 @@ def markers_on(plot: pg.PlotItem) -> list[pg.InfiniteLine]:
     [(0.0, 1.0), (0.7, 0.8), (1.0, 1.0), (63.3, 80.0), (94.1, 100.0), (101.0, 120.0), (3e6, 3e6)],
 )
 def test_nice_ceiling_is_a_round_number_at_or_above(x: float, top: float) -> None:
-    assert gp.nice_ceiling(x) == pytest.approx(top)
+    assert gs.nice_ceiling(x) == pytest.approx(top)
 
 
 def test_window_block_differences_only_the_window_and_starts_from_zero() -> None:
     series = np.array([[100, 5], [200, 12], [300, 30], [400, 31]], dtype=np.int64)
-    edges, delta = gp.window_block(series, 0)
+    edges, delta = gs.window_block(series, 0)
     assert edges.tolist() == [0.0, 1e-7, 2e-7, 3e-7, 4e-7]
     assert delta[:, 1].tolist() == [5, 7, 18, 1]
-    edges, delta = gp.window_block(series, 250)  # intervals ending after 250 ns: the last two
+    edges, delta = gs.window_block(series, 250)  # intervals ending after 250 ns: the last two
     assert edges.tolist() == pytest.approx([2e-7, 3e-7, 4e-7])
     assert delta[:, 1].tolist() == [18, 1]
-
-
-def test_jain_rows_agrees_with_the_model() -> None:
-    rows = np.array([[5, 5, 5, 5], [10, 0, 0, 0], [0, 0, 0, 0], list(PER_CPU)], dtype=np.int64)
-    assert gp.jain_rows(rows).tolist() == pytest.approx([jain_index(list(r)) for r in rows])
 
 
 def test_toggle_marks_merges_close_toggles_and_keeps_the_window() -> None:
@@ -144,19 +162,19 @@ def test_toggle_marks_merges_close_toggles_and_keeps_the_window() -> None:
         (5_020, "qdisc.weight_p", 16),
         (9_000, "qdisc.exit_rule", "quota"),
     ]
-    assert gp.toggle_marks(toggles, 2_000, 10_000, 100, 10) == [
+    assert gs.toggle_marks(toggles, 2_000, 10_000, 100, 10) == [
         (5_000, "compat_yield=0→1, weight_p=16"),
         (9_000, "exit_rule=quota"),
     ]
-    assert gp.toggle_marks(toggles, 0, 10_000, 100, 1) == [(9_000, "exit_rule=quota")]
-    assert gp.toggle_marks(toggles, 0, 10_000, 0, 10)[0] == (1_000, "compat_yield=1")
+    assert gs.toggle_marks(toggles, 0, 10_000, 100, 1) == [(9_000, "exit_rule=quota")]
+    assert gs.toggle_marks(toggles, 0, 10_000, 0, 10)[0] == (1_000, "compat_yield=1")
 
 
 def test_counts_at_a_toggle_come_from_the_first_sample_after_it() -> None:
     series = np.array([[100, 1, 9], [200, 4, 9], [300, 8, 9]], dtype=np.int64)
     live = np.array([10, 9])
-    assert gp.counts_at(series, [1, 2], 150, live).tolist() == [4, 9]
-    assert gp.counts_at(series, [1, 2], 350, live).tolist() == [10, 9]
+    assert gs.counts_at(series, [1, 2], 150, live).tolist() == [4, 9]
+    assert gs.counts_at(series, [1, 2], 350, live).tolist() == [10, 9]
 
 
 def test_qdisc_layout_keeps_every_part_inside_the_panel_without_overlap() -> None:
@@ -195,9 +213,9 @@ def test_busylock_line_leaves_out_its_holder() -> None:
 
 
 def test_cpu_roles_in_plain_words() -> None:
-    q = fake_qdisc(dequeuer=3)  # cpu0 holds the root lock, cpu1 busylock, cpu2 spins
+    q = fake_qdisc(dequeuer=3)  # the dequeuer holds the root lock (as the model has it), cpu1 busylock
     assert [qg.cpu_role(q, cpu)[:2] for cpu in range(4)] == [
-        ("root", "enqueuing"),
+        ("sending", "sending"),
         ("busylock", "holds busylock"),
         ("spinning", "spinning #1"),
         ("dequeuer", "DEQUEUER"),
@@ -264,8 +282,8 @@ def test_no_qdisc_means_no_dequeue_graphs(graphs: GraphsPanel, frames: list[Snap
 
 
 def test_a_short_panel_shows_one_row_of_the_key_graphs(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
-    assert [c[0] for c in gp.grid_cells(True, True)] == ["dequeues", "fairness", "bandwidth"]
-    assert [c[0] for c in gp.grid_cells(False, False)] == ["bandwidth", "threads", "cpus"]
+    assert [c[0] for c in gs.grid_cells(True, True)] == ["dequeues", "fairness", "bandwidth"]
+    assert [c[0] for c in gs.grid_cells(False, False)] == ["bandwidth", "threads", "cpus"]
     graphs.render(with_qdisc(frames[3]))
     assert graphs.plots["threads"].scene() is not None  # 1000 × 520: two rows, five graphs
     graphs.resize(1000, gp.ONE_ROW_BELOW_PX - 100)
@@ -368,12 +386,7 @@ def test_graphs_paint_and_forward_qwidget_render(
     for snap in frames:
         graphs.render(with_qdisc(snap))
     assert_painted(graphs, tmp_path / "graphs.png")
-    image = QImage(graphs.size(), QImage.Format.Format_ARGB32)
-    image.fill(QColor("white"))
-    painter = QPainter(image)
-    graphs.render(painter, QPoint(0, 0))  # the SVG export path reaches QWidget.render
-    painter.end()
-    assert image.pixel(image.width() // 2, image.height() // 2) is not None
+    assert inked(rendered(graphs)) > 200  # the SVG export path reaches QWidget.render, which paints
 
 
 # ---- the qdisc panel ------------------------------------------------------------------------------
@@ -410,7 +423,15 @@ def test_qdisc_panel_paints(
     qdisc_panel.resize(*size)
     qdisc_panel.render(dataclasses.replace(frames[0], qdisc=fake_qdisc(stopped=True)))
     assert_painted(qdisc_panel, tmp_path / "qdisc.png")
-    image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    qdisc_panel.render(painter, QPoint(0, 0))  # the SVG export path reaches QWidget.render
-    painter.end()
+    assert inked(rendered(qdisc_panel)) > 200  # the SVG export path reaches QWidget.render
+
+
+def test_the_graphs_use_the_whole_width(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    graphs.resize(600, 480)  # laid out small first, as in a window that is not sized yet
+    graphs.render(frames[3])
+    graphs.grab()
+    graphs.resize(1400, 520)  # then widened: bandwidth across, threads and CPUs below
+    graphs.grab()  # lays the scene out
+    bandwidth = graphs.plots["bandwidth"].sceneBoundingRect().width()
+    threads, cpus = (graphs.plots[n].sceneBoundingRect().width() for n in ("threads", "cpus"))
+    assert bandwidth > 0.9 * 1400 and threads + cpus > 0.9 * 1400  # no empty third column

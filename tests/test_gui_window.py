@@ -19,8 +19,10 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 import model
-from gui.controls_panel import why_disabled
-from gui.main_window import MainWindow, last_story, status_text
+from gui.main_window import MainWindow, last_story, stage_heights
+from gui.panels.controls import why_disabled
+from gui.panels.status import status_text
+from gui.panels.time_controls import format_sim_time, slider_to_speed, speed_label, speed_to_slider
 from gui.playback import (
     FRAME_WORK_S,
     MAX_FRAME_SIM_NS,
@@ -31,9 +33,8 @@ from gui.playback import (
     Playback,
     next_budget_ns,
 )
-from gui.time_controls import format_sim_time, slider_to_speed, speed_label, speed_to_slider
-from model.scenario import builtin_names, load_scenario, parse_scenario
-from model.simulation import Snapshot
+from model.scenario import builtin_names, key_specs, load_scenario, parse_scenario
+from model.snapshot import Snapshot
 
 FRAME = 1 / 60
 
@@ -200,9 +201,9 @@ def test_about_says_how_the_model_runs(window: MainWindow, monkeypatch) -> None:
 def test_compat_yield_toggle_is_live(window: MainWindow) -> None:
     frames(window, 30)
     sim, t = window.playback.simulation, window.playback.simulation.now_ns
-    window.controls.compat_check.click()
+    window.controls.checks["sched.compat_yield"].click()
     assert window.playback.simulation is sim  # live: the same run goes on
-    assert sim.tunables["sched.compat_yield"] == 1
+    assert sim.settings()["sched.compat_yield"] == 1
     snap = frames(window, 1)
     assert snap.toggles[-1] == (t, "sched.compat_yield", 1)
     assert "sched_compat_yield = 1" in window.status_label.text()
@@ -215,12 +216,12 @@ def test_restart_settings_keep_seed_speed_and_play_state(make_window) -> None:
     w.playback.play()
     w.time_controls.choose_preset("Slow")
     frames(w, 20)
-    w.controls.compat_check.click()
+    w.controls.checks["sched.compat_yield"].click()
     w.controls.radios["sched.policy"]["cfs-2.6.24"].click()
     sim = w.playback.simulation
     assert sim.scenario.sched.policy == "cfs-2.6.24" and sim.now_ns == 0
     assert sim.seed == 7 and w.playback.speed == pytest.approx(1 / 1000) and w.playback.playing
-    assert sim.tunables["sched.compat_yield"] == 1  # the live setting carried over
+    assert sim.settings()["sched.compat_yield"] == 1  # the live setting carried over
     w.controls.radios["iperf.thread_rest"]["fixed"].click()
     assert w.playback.simulation.scenario.iperf.thread_rest == "fixed"
     w.controls.cpus_spin.setValue(2)
@@ -232,8 +233,52 @@ def test_o1_has_no_compat_yield_switch(window: MainWindow) -> None:
     window.controls.radios["sched.policy"]["o1"].click()
     assert window.playback.simulation.scenario.sched.policy == "o1"
     assert not window.controls.is_enabled("sched.compat_yield")
-    assert "CFS sysctl" in window.controls.tooltip("sched.compat_yield")
+    tip = window.controls.tooltip("sched.compat_yield")
+    assert "CFS: Linux 2.6.23, CFS: Linux 2.6.24" in tip and "O(1): Linux 2.6.22 has none" in tip
+    assert "does nothing" in tip
     assert "expired array" in window.explainer.now_label.text()
+
+
+def test_eevdf_yield_semantics_and_run_to_parity_come_from_the_registry(window: MainWindow) -> None:
+    """Declared only in model/sched/eevdf.py, the two EEVDF tunables get controls, live commands, the
+    "Now:" line and the status line."""
+    ctl = window.controls
+    assert not ctl.is_enabled("sched.yield_forfeit") and not ctl.is_enabled("sched.run_to_parity")
+    ctl.radios["sched.policy"]["eevdf"].click()
+    sim = window.playback.simulation
+    assert ctl.is_enabled("sched.yield_forfeit") and ctl.is_enabled("sched.run_to_parity")
+    assert "applies at once" in ctl.tooltip("sched.yield_forfeit")
+    assert ctl.shown("sched.yield_forfeit") == 1 and "6.17+" in window.explainer.now_label.text()
+    frames(window, 5)
+    ctl.radios["sched.yield_forfeit"][0].click()
+    assert window.playback.simulation is sim and sim.policy.yield_forfeit is False  # type: ignore[attr-defined]
+    assert "6.6–6.16" in window.explainer.now_label.text()
+    assert "sched_yield(): 6.6–6.16" in window.status_label.text()
+    ctl.checks["sched.run_to_parity"].click()
+    assert sim.policy.run_to_parity is False  # type: ignore[attr-defined]
+    assert [k for _, k, _ in sim.toggles] == ["sched.yield_forfeit", "sched.run_to_parity"]
+    assert not ctl.is_enabled("sched.compat_yield")
+
+
+def test_a_control_is_not_set_back_by_the_value_it_sent(window: MainWindow) -> None:
+    shown: list[str] = []
+    for key, control in window.controls._controls.items():
+        real = control.show
+        control.show = lambda v, key=key, real=real: (shown.append(key), real(v))  # type: ignore[assignment]
+    window.controls.checks["sched.compat_yield"].click()
+    frames(window, 2)
+    assert window.playback.simulation.settings()["sched.compat_yield"] == 1
+    assert shown == []  # the checkbox already shows 1: settings flowed down without touching it
+    window.playback.apply_live("sched.compat_yield", 0)  # a change from elsewhere does reach it
+    assert shown == ["sched.compat_yield"] and window.controls.shown("sched.compat_yield") == 0
+
+
+def test_control_ranges_are_the_models(window: MainWindow) -> None:
+    specs = key_specs()
+    for key in ("qdisc.weight_p", "net.udelay_us", "machine.cpus"):
+        spin = window.controls.spins[key]
+        assert (spin.minimum(), spin.maximum()) == (specs[key].lo, specs[key].hi), key
+    assert window.controls.spins["qdisc.weight_p"].maximum() == 100_000
 
 
 def test_controls_that_do_not_apply_are_disabled_with_a_reason(window: MainWindow) -> None:
@@ -327,6 +372,7 @@ def test_status_line_names_the_key_settings() -> None:
     settings = load_scenario("cfs-yield-2007").settings()
     text = status_text(dict(settings), 1)
     assert "CFS: Linux 2.6.23" in text and "sched_compat_yield = 0" in text and "seed 1" in text
+    assert "RUN_TO_PARITY" not in text  # EEVDF's, not this policy's
     assert "qdisc exit rule" not in text
     assert "sched_compat_yield" not in status_text(dict(settings), 1, yields=False)
     assert "qdisc exit rule: quota" in status_text(
@@ -388,7 +434,7 @@ def test_random_input_fuzz(make_window, tmp_path: Path, monkeypatch) -> None:
         (1, lambda: w.time_controls.reset_action.trigger()),
         (6, lambda: w.time_controls.slider.setValue(rng.randint(0, w.time_controls.slider.maximum()))),
         (3, lambda: w.time_controls.choose_preset(rng.choice(["Slow", "Normal", "Fast"]))),
-        (8, lambda: ctl.compat_check.click()),
+        (8, lambda: ctl.checks["sched.compat_yield"].click()),
         (1, lambda: rng.choice(list(ctl.radios["sched.policy"].values())).click()),
         (1, lambda: rng.choice(list(ctl.radios["iperf.thread_rest"].values())).click()),
         (1, lambda: rng.choice(list(ctl.radios["qdisc.exit_rule"].values())).click()),
@@ -453,8 +499,8 @@ def test_qdisc_tab_only_with_a_qdisc(make_window) -> None:
     assert w.controls.is_enabled("qdisc.exit_rule") and w.controls.is_enabled("qdisc.weight_p")
     w.controls.radios["qdisc.exit_rule"]["quota"].click()
     w.controls.weight_spin.setValue(16)
-    assert w.playback.simulation.tunables["qdisc.exit_rule"] == "quota"
-    assert w.playback.simulation.tunables["qdisc.weight_p"] == 16
+    assert w.playback.simulation.settings()["qdisc.exit_rule"] == "quota"
+    assert w.playback.simulation.settings()["qdisc.weight_p"] == 16
     assert [k for _, k, _ in w.playback.simulation.toggles] == ["qdisc.exit_rule", "qdisc.weight_p"]
     w.choose_story("cfs-yield-2007")
     assert w.middle.indexOf(w.qdisc) < 0 and w.middle.currentWidget() is w.runqueue
@@ -502,3 +548,9 @@ def test_the_panel_behind_a_tab_catches_up_when_brought_to_the_front(make_window
     assert rendered == []  # hidden: no work per frame
     w.middle.setCurrentWidget(w.runqueue)
     assert rendered == [last.t_ns]  # shown: the latest snapshot at once
+
+
+def test_stage_heights_keep_every_lane_in_a_short_window() -> None:
+    assert stage_heights(378, True) == [220, 380, 300]  # tall enough: the usual split
+    lanes, middle, graphs = stage_heights(378, True, total=618, lanes_min=226)
+    assert (lanes, lanes + middle + graphs) == (226, 618) and middle > graphs > 0

@@ -10,6 +10,7 @@ from functools import cache
 from model.metrics import jain_index
 from model.scenario import load_scenario
 from model.simulation import Simulation
+from model.snapshot import TenureRecord
 
 MS = 1_000_000
 RUN_NS = 1_000 * MS  # long enough for the 3.0 rule's jiffy-long loops to average out
@@ -52,11 +53,9 @@ def test_under_3_0_most_loops_on_an_interrupt_cpu_end_when_its_rings_stop() -> N
     sim.advance(200 * MS)
     irq = set(sim.scenario.net.irq_cpus)
     ends = {True: [0, 0], False: [0, 0]}  # interrupt CPU? -> [tx_busy, jiffy] of loops that sent > 100
-    for r in sim.machine.trace:
-        if r.kind == "tenure":
-            pkts, reason, _ = r.info.split(", ")
-            if int(pkts.split()[0]) > 100 and reason in ("tx_busy", "jiffy"):
-                ends[r.cpu in irq][0 if reason == "tx_busy" else 1] += 1
+    for r in sim.machine.trace.records:
+        if isinstance(r, TenureRecord) and r.packets > 100 and r.exit_reason in ("tx_busy", "jiffy"):
+            ends[r.cpu in irq][0 if r.exit_reason == "tx_busy" else 1] += 1
     assert ends[True][0] > ends[True][1]
     assert ends[False][1] > ends[False][0]
 

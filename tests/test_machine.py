@@ -6,6 +6,7 @@ from fakes import RoundRobinPolicy
 
 from model.actions import Compute, Nanosleep, SchedYield, Spin, Watchable
 from model.machine import Machine
+from model.snapshot import SwitchRecord
 from model.task import Task
 
 MS = 1_000_000
@@ -17,7 +18,7 @@ def hog(task: Task):  # type: ignore[no-untyped-def]
 
 
 def switches(m: Machine) -> list[tuple[int, int, int]]:
-    return [(r.t_ns, r.prev_tid, r.tid) for r in m.trace if r.kind == "switch"]
+    return [(r.t_ns, r.prev_tid, r.tid) for r in m.trace.records if isinstance(r, SwitchRecord)]
 
 
 def test_two_hogs_alternate_every_slice() -> None:
@@ -80,20 +81,37 @@ def test_spin_with_competition_yields_to_the_other_task() -> None:
     assert h.exec_ns > 0.9 * 100 * MS  # round robin: every yield hands the CPU over
 
 
-def test_nanosleep_wakes_on_the_tick() -> None:
+def _sleeps(hrtimers: bool) -> tuple[list[int], Task]:
     woke: list[int] = []
 
     def sleeper(task: Task):  # type: ignore[no-untyped-def]
         yield Compute(300_000)
-        yield Nanosleep(0)  # usleep(0): until the next tick (low-resolution timers)
+        yield Nanosleep(0)  # usleep(0)
         woke.append(m.now_ns)
         yield Nanosleep(2_500_000)
         woke.append(m.now_ns)
+        yield Nanosleep(700_000)  # ends exactly on a tick boundary
+        woke.append(m.now_ns)
 
-    m = Machine(1, 1000, RoundRobinPolicy(1, 1000))
-    m.spawn("s", sleeper)
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000), hrtimers=hrtimers)
+    task = m.spawn("s", sleeper)
     m.run_until(10 * MS)
-    assert woke == [1 * MS, 4 * MS]
+    return woke, task
+
+
+def test_without_high_resolution_timers_sleeps_end_on_a_tick() -> None:
+    woke, task = _sleeps(hrtimers=False)
+    # usleep(0) waits for the next tick; later sleeps end at the first tick at or after now + ns.
+    assert woke == [1 * MS, 4 * MS, 5 * MS]
+    assert task.nvcsw == 3 + 1  # every sleep went through schedule(), and so did the exit
+
+
+def test_with_high_resolution_timers_sleeps_end_when_due_and_usleep0_returns_at_once() -> None:
+    woke, task = _sleeps(hrtimers=True)
+    # 2.6.22 hrtimer_start(): the 0 ns sleeper is expired on arrival, its callback clears t->task,
+    # and do_nanosleep() skips schedule(): no context switch, no time passes.
+    assert woke == [300_000, 2_800_000, 3_500_000]
+    assert task.nvcsw == 2 + 1  # the two real sleeps and the exit
 
 
 def test_interrupt_freezes_the_running_task_and_accounts_irq_time() -> None:

@@ -1,17 +1,20 @@
-"""The model compiled with mypyc is the same model: identical results to its Python sources.
+"""The model compiled with mypyc is the same model, and ``./run.sh`` never runs a stale build of it.
 
-``./run.sh test`` compiles the model first and sets SCHEDLAB_EXPECT_NATIVE=1, so in CI these tests run
-against the compiled build and a build that silently fell back to Python fails here.
+``./run.sh test`` compiles the model first (setup.py with SCHEDLAB_COMPILE=1, in place) and, in CI,
+sets SCHEDLAB_EXPECT_NATIVE=1, so a build that silently fell back to Python fails here. The pure side
+of each comparison is the model's ``.py`` files copied into a temporary folder, where no compiled
+module lies beside them. The make-style check that keeps the build current is run.sh's own shell
+functions, run here on small fake trees.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,9 @@ import pytest
 import model
 
 ROOT = Path(__file__).resolve().parent.parent
+RUN_SH = ROOT / "run.sh"
+EXT = sysconfig.get_config_var("EXT_SUFFIX")
+GROUP = f"model/_native__mypyc{EXT}"
 
 CASES = {
     "2007 o1 sched_yield": ["cfs-yield-2007", "--duration", "1", "--set", "sched.policy=o1"],
@@ -43,30 +49,58 @@ CASES = {
     "playground": ["yield-playground", "--duration", "0.5", "--seed", "7"],
 }  # fmt: skip
 
+needs_native = pytest.mark.skipif(
+    not model.NATIVE, reason="the model is not compiled here (./run.sh compiles it)"
+)
 
-def run_json(args: list[str], pure: bool, tmp_path: Path) -> tuple[dict[str, object], str]:
-    env = dict(os.environ, SCHEDLAB_PURE="1" if pure else "0")
-    csv_path = tmp_path / ("pure.csv" if pure else "native.csv")
+
+@pytest.fixture(scope="module")
+def pure_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The model's Python sources alone, in a folder of their own."""
+    tree = tmp_path_factory.mktemp("pure")
+    shutil.copytree(ROOT / "model", tree / "model", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    return tree
+
+
+SCHEDLAB = "import sys; from model.cli import main; sys.exit(main())"
+
+
+def run_json(args: list[str], tree: Path, csv_path: Path) -> tuple[dict[str, object], str]:
+    """``schedlab run ARGS --json --csv`` with the model package that lies in ``tree``."""
     done = subprocess.run(
-        [sys.executable, "-m", "gui.cli", "run", *args, "--json", "--csv", str(csv_path)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=True,
+        [sys.executable, "-c", SCHEDLAB, "run", *args, "--json", "--csv", str(csv_path)],
+        cwd=tree, capture_output=True, text=True, timeout=300, check=True,
     )  # fmt: skip
-    summary = json.loads(done.stdout)
-    return summary, csv_path.read_text()
+    return json.loads(done.stdout), csv_path.read_text()
 
 
 def test_the_build_is_native_where_it_is_expected() -> None:
     if os.environ.get("SCHEDLAB_EXPECT_NATIVE") != "1":
         pytest.skip("SCHEDLAB_EXPECT_NATIVE is not set: this run may use the Python sources")
-    assert model.NATIVE, "run.sh compiled the model, but model/__init__.py does not use the build"
+    assert model.NATIVE, "run.sh compiled the model, but Python does not load the compiled modules"
 
 
+def loaded_from(tree: Path) -> tuple[bool, str]:
+    """(model.NATIVE, the file model.simulation loaded from) for the model package in ``tree``."""
+    code = "import model, model.simulation as s; print(model.NATIVE, s.__file__)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, timeout=60, check=True
+    )
+    native, path = done.stdout.split()
+    return native == "True", Path(path).name
+
+
+def test_native_says_which_files_python_loads(pure_tree: Path) -> None:
+    assert loaded_from(pure_tree) == (False, "simulation.py")
+    if model.NATIVE:
+        assert loaded_from(ROOT) == (True, f"simulation{EXT}")
+
+
+@needs_native
 @pytest.mark.parametrize("case", CASES)
-def test_compiled_and_pure_models_agree(case: str, tmp_path: Path) -> None:
-    if not model.NATIVE:
-        pytest.skip("the model is not compiled here (python -m model.build_native builds it)")
-    native, native_csv = run_json(CASES[case], pure=False, tmp_path=tmp_path)
-    pure, pure_csv = run_json(CASES[case], pure=True, tmp_path=tmp_path)
+def test_compiled_and_pure_models_agree(case: str, pure_tree: Path, tmp_path: Path) -> None:
+    native, native_csv = run_json(CASES[case], ROOT, tmp_path / "native.csv")
+    pure, pure_csv = run_json(CASES[case], pure_tree, tmp_path / "pure.csv")
     assert native["sim"].pop("compiled") is True and pure["sim"].pop("compiled") is False  # type: ignore[attr-defined]
     for summary in (native, pure):
         summary["sim"].pop("wall_s")  # type: ignore[attr-defined]
@@ -74,67 +108,185 @@ def test_compiled_and_pure_models_agree(case: str, tmp_path: Path) -> None:
     assert native_csv == pure_csv
 
 
-def loaded_from(tree: Path) -> tuple[bool, str]:
-    """(model.NATIVE, model.machine's file name) for the model package copied into ``tree``."""
-    code = "import model, model.machine; print(model.NATIVE, Path(model.machine.__file__).name)"
-    done = subprocess.run(
-        [sys.executable, "-c", "from pathlib import Path; " + code], cwd=tree,
-        env=dict(os.environ, SCHEDLAB_PURE="0", PYTHONPATH=str(tree)),
-        capture_output=True, text=True, timeout=60, check=True,
+# ---- run.sh: the compiled model is rebuilt whenever it is not current ------------------------------
+
+
+def shell(tree: Path, script: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` in ``tree`` with run.sh's functions defined (sourced: its main does not run)."""
+    prelude = f'source "{RUN_SH}"; cd "{tree}"; PY="{env.pop("PY", sys.executable)}"; '
+    prelude += f'NATIVE_STASH="{tree}/stash"; apt_install() {{ return 1; }}; '
+    return subprocess.run(
+        ["bash", "-c", prelude + script],
+        env={**os.environ, **env}, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    native, name = done.stdout.split()
-    return native == "True", name
 
 
-def test_an_edited_source_is_not_shadowed_by_a_stale_build(tmp_path: Path) -> None:
-    """The compiled modules are used while they match the sources; after an edit, the sources are."""
-    if not model.NATIVE:
-        pytest.skip("the model is not compiled here (python -m model.build_native builds it)")
-    shutil.copytree(ROOT / "model", tmp_path / "model", ignore=shutil.ignore_patterns("__pycache__"))
-    assert loaded_from(tmp_path) == (True, Path(importlib.import_module("model.machine").__file__ or "").name)
-    with (tmp_path / "model" / "task.py").open("a") as f:
-        f.write("# an edit\n")
-    assert loaded_from(tmp_path) == (False, "machine.py")
+def make_tree(tmp_path: Path) -> Path:
+    """A model tree compiled a while ago: sources an hour old, its compiled modules half an hour old."""
+    tree = tmp_path / "tree"
+    sources = ["model/__init__.py", "model/a.py", "model/sub/__init__.py", "model/sub/b.py", "model/cli/c.py"]
+    built = [GROUP, f"model/a{EXT}", f"model/sub/b{EXT}"]
+    for i, name in enumerate(sources + built):
+        path = tree / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {i}\n")
+        age_s = 3600 if name.endswith(".py") else 1800
+        os.utime(path, (path.stat().st_mtime - age_s,) * 2)
+    return tree
 
 
-def test_a_missing_compiler_is_named_with_its_package(monkeypatch: pytest.MonkeyPatch) -> None:
-    from model import build_native
-
-    monkeypatch.setattr(build_native.shutil, "which", lambda name: None)
-    reason = build_native.missing_prerequisite()
-    assert reason is not None and "no C compiler" in reason and "apt-get install gcc" in reason
+def state(tree: Path) -> str:
+    done = shell(tree, f'native_state "{EXT}"')
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
 
 
-def test_packages_lists_what_run_sh_installs(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    from model import build_native
-
-    monkeypatch.setattr(build_native.shutil, "which", lambda name: None)
-    monkeypatch.setattr(build_native.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
-    assert build_native.main(["--packages"]) == 0
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    assert capsys.readouterr().out.split() == ["gcc", "libc6-dev", f"python{version}-dev"]
+def test_a_build_newer_than_every_source_is_current(tmp_path: Path) -> None:
+    assert state(make_tree(tmp_path)) == "current"
 
 
-def test_missing_python_headers_are_named_with_their_package(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    from model import build_native
-
-    monkeypatch.setattr(build_native.shutil, "which", lambda name: "/usr/bin/" + name)
-    monkeypatch.setattr(build_native.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
-    reason = build_native.missing_prerequisite()
-    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    assert reason is not None and "no Python headers" in reason and f"python{version}-dev" in reason
+@pytest.mark.parametrize("edited", ["model/a.py", "model/sub/b.py", "model/sub/__init__.py"])
+def test_an_edited_source_makes_the_build_stale(tmp_path: Path, edited: str) -> None:
+    tree = make_tree(tmp_path)
+    (tree / edited).write_text("# an edit\n")
+    assert state(tree) == f"{edited} changed"
 
 
-def test_without_a_compiler_the_build_says_so_in_one_line_and_exits_1(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from model import build_native
+def test_the_command_line_is_not_part_of_the_build(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    (tree / "model/cli/c.py").write_text("# an edit\n")
+    assert state(tree) == "current"
 
-    monkeypatch.setattr(build_native.shutil, "which", lambda name: None)
-    assert build_native.main([]) == 1
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("schedlab: cannot compile the model: no C compiler")
+
+def test_a_new_module_or_a_missing_build_is_not_current(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    new = tree / "model/new.py"
+    new.write_text("x = 1\n")
+    os.utime(new, (new.stat().st_mtime - 7200,) * 2)  # older than the build, as a copied file may be
+    assert state(tree) == "model/new.py is not compiled"
+    (tree / GROUP).unlink()
+    assert state(tree) == "not compiled yet"
+
+
+def test_compiled_modules_without_their_source_are_removed(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    orphans = [f"model/gone{EXT}", f"model/cli/c{EXT}", "model/a.cpython-39-x86_64-linux-gnu.so"]
+    for name in orphans:
+        (tree / name).write_text("")
+    done = shell(tree, f'remove_orphans "{EXT}"')
+    assert done.returncode == 0, done.stderr
+    assert not [name for name in orphans if (tree / name).exists()]
+    assert all((tree / name).exists() for name in (GROUP, f"model/a{EXT}", f"model/sub/b{EXT}"))
+    assert done.stderr.count("removing") == len(orphans)
+
+
+def test_run_sh_compiles_the_modules_setup_py_compiles() -> None:
+    done = shell(ROOT, "compiled_sources")
+    assert done.returncode == 0, done.stderr
+    listed = subprocess.run(
+        [sys.executable, "-c", "import runpy; print(*runpy.run_path('setup.py', run_name='x')"
+         "['compiled_sources'](), sep=chr(10))"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+    ).stdout.split()  # fmt: skip
+    assert done.stdout.split() == listed
+    assert "model/simulation.py" in listed and not [p for p in listed if p.endswith("__init__.py")]
+
+
+def test_pure_moves_the_build_aside_and_back_unchanged(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    before = {p: p.stat().st_mtime for p in tree.glob("model/**/*.so")}
+    done = shell(tree, "ensure_native", SCHEDLAB_PURE="1")
+    assert done.returncode == 0, done.stderr
+    assert not list(tree.glob("model/**/*.so")), "SCHEDLAB_PURE=1 left compiled modules beside the sources"
+    done = shell(tree, f'unstash_native; native_state "{EXT}"')
+    assert done.returncode == 0, done.stderr
+    assert {p: p.stat().st_mtime for p in tree.glob("model/**/*.so")} == before
+    assert done.stdout.strip() == "current"
+    assert not (tree / "stash").exists()
+
+
+def fake_python(tmp_path: Path, cc: str, include: Path) -> Path:
+    """A stand-in for the venv's python that answers run.sh's two questions: EXT_SUFFIX, the toolchain."""
+    script = tmp_path / "python"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *EXT_SUFFIX*) echo "{EXT}" ;; *) printf "%s\\n" "{cc}" "{include}" 3.11 ;; esac\n'
+    )
+    script.chmod(0o755)
+    return script
+
+
+def test_a_missing_compiler_and_headers_are_named_with_their_packages(tmp_path: Path) -> None:
+    py = fake_python(tmp_path, "no-such-cc-here", tmp_path / "no-include")
+    done = shell(tmp_path, "toolchain_gaps", PY=str(py))
+    lines = [line.split("\t") for line in done.stdout.splitlines()]
+    assert [packages for _, packages in lines] == ["gcc libc6-dev", "python3.11-dev"]
+    assert lines[0][0] == "no C compiler (no-such-cc-here)"
+    assert lines[1][0].startswith("no Python headers")
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "Python.h").write_text("")
+    done = shell(tmp_path, "toolchain_gaps", PY=str(fake_python(tmp_path, "sh", include)))
+    assert done.stdout == ""
+
+
+def test_without_a_compiler_a_stale_build_is_removed_and_one_line_says_so(tmp_path: Path) -> None:
+    tree = make_tree(tmp_path)
+    (tree / "model/a.py").write_text("# an edit\n")
+    py = fake_python(tmp_path, "no-such-cc-here", tmp_path / "no-include")
+    done = shell(tree, "ensure_native", PY=str(py), SCHEDLAB_PURE="")
+    assert done.returncode == 0, done.stderr
+    assert not list(tree.glob("model/**/*.so")), "a stale compiled model was left in place"
+    err = done.stderr.strip().splitlines()
+    assert len(err) == 1 and "runs from its Python sources" in err[0]
+    assert "sudo apt-get install gcc libc6-dev python3.11-dev" in err[0]
+
+
+def fake_builder(tmp_path: Path, outcome: str) -> Path:
+    """A stand-in python whose ``setup.py build_ext`` writes empty compiled modules for every source
+    (``ok``), also edits a source meanwhile (``edit``), keeps them as they were, as setuptools does
+    when the generated C code is unchanged (``kept``), or fails (``fail``)."""
+    include = tmp_path / "include"
+    include.mkdir(exist_ok=True)
+    (include / "Python.h").write_text("")
+    script = tmp_path / "python"
+    script.write_text(
+        "#!/bin/bash\n"
+        'case "$*" in\n'
+        f'  *EXT_SUFFIX*) echo "{EXT}" ;;\n'
+        f'  *setup.py*) [ {outcome} = fail ] && {{ echo "error: model/a.py:1: bad" >&2; exit 1; }}\n'
+        f"    [ {outcome} = kept ] && exit 0\n"
+        f'    for py in $(compiled_sources); do : >"${{py%.py}}{EXT}"; done; : >"{GROUP}"\n'
+        f'    [ {outcome} = edit ] && echo "# saved during the build" >>model/a.py; exit 0 ;;\n'
+        f'  *) printf "%s\\n" sh "{include}" 3.11 ;;\n'
+        "esac\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
+def rebuild(tmp_path: Path, outcome: str) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    tree = make_tree(tmp_path)
+    (tree / "model/sub/b.py").write_text("# an edit\n")
+    # The fake build runs in a child shell: it needs compiled_sources from run.sh too.
+    done = shell(tree, "export -f compiled_sources; ensure_native", PY=str(fake_builder(tmp_path, outcome)))
+    assert done.returncode == 0, done.stderr
+    return tree, done
+
+
+@pytest.mark.parametrize("outcome", ["ok", "kept"])
+def test_a_stale_build_is_rebuilt_and_then_current(tmp_path: Path, outcome: str) -> None:
+    tree, done = rebuild(tmp_path, outcome)
+    assert "model/sub/b.py changed" in done.stderr and "compiled 2 model modules" in done.stderr
+    assert state(tree) == "current"
+
+
+def test_a_source_saved_during_the_build_is_seen_as_newer(tmp_path: Path) -> None:
+    tree, _ = rebuild(tmp_path, "edit")
+    assert state(tree) == "model/a.py changed"
+
+
+def test_a_failed_build_leaves_the_sources_and_says_why(tmp_path: Path) -> None:
+    tree, done = rebuild(tmp_path, "fail")
+    assert not list(tree.glob("model/**/*.so")), "a failed build left compiled modules in place"
+    assert "error: model/a.py:1: bad" in done.stderr and "compiling the model failed" in done.stderr

@@ -14,6 +14,7 @@ import pytest
 
 from model.sched import make_policy
 from model.sched.bfs import PRIO_RATIOS, BfsPolicy
+from model.snapshot import YieldOutcome
 from model.task import Task
 
 MS = 1_000_000
@@ -58,7 +59,7 @@ class Rig:
                 self.next_yield[cpu] = self.now + self.pollers[nxt.name]
         return nxt
 
-    def yield_(self, cpu: int = 0) -> str:
+    def yield_(self, cpu: int = 0) -> YieldOutcome:
         self.policy.update_curr(cpu, self.now)
         where = self.policy.yield_task(cpu, self.now)
         self.schedule(cpu)
@@ -141,9 +142,12 @@ def test_deadline_offset_is_at_least_one_jiffy() -> None:
 def test_registry_and_tunables() -> None:
     policy = make_policy("bfs", ncpus=2, hz=250)
     assert isinstance(policy, BfsPolicy)
-    policy.set_tunable("compat_yield", 1)
-    with pytest.raises(KeyError):
-        policy.set_tunable("yield_forfeit", 0)
+    assert policy.yield_expires == 1  # the 2009 yield by default
+    for key in ("compat_yield", "yield_forfeit"):  # other policies' tunables are not BFS's
+        with pytest.raises(KeyError):
+            policy.set_tunable(key, 0)
+    with pytest.raises(ValueError):
+        policy.set_tunable("yield_expires", 2)
 
 
 def test_new_task_full_slice_and_deadline() -> None:
@@ -164,6 +168,25 @@ def test_slice_charges_in_us_and_at_most_a_jiffy() -> None:
     rig.now += 1500
     rig.policy.update_curr(0, rig.now)
     assert a.se.time_slice_us == 5000 - 2  # 1.5 µs twice: the sub-µs rests are lost
+
+
+def test_the_first_charge_after_a_switch_covers_the_wait_up_to_a_jiffy() -> None:
+    """set_rq_task() copies rq_last_ran from p->last_ran, the instant the task last left a CPU, so the
+    first update_cpu_clock() after a switch charges the task's wait too, clamped to one jiffy."""
+    rig = Rig(hz=250)  # 4 ms jiffies
+    s = rig.spawn("S")
+    rig.schedule(0, block=True)  # S sleeps from 0 (last_ran 0, deadline 9)
+    rig.now = 4 * MS
+    a = rig.spawn("A")  # jiffy 1: deadline 1 + 9
+    rig.run_until(5 * MS)
+    assert rig.wake(s)  # S's earlier deadline preempts A at 5 ms (A leaves the CPU: last_ran 5 ms)
+    rig.advance(6 * MS)
+    rig.schedule(0, block=True)  # S ran 1 ms and sleeps: charged a whole jiffy, not 1 ms
+    assert s.se.time_slice_us == 6000 - 4000
+    assert rig.curr[0] is a
+    a_before = a.se.time_slice_us
+    rig.run_until(8 * MS)  # the tick at 8 ms charges A from 5 ms, when it left the CPU: 3 ms for 2 ms run
+    assert a.se.time_slice_us == a_before - 3000
 
 
 # ---- golden schedules -----------------------------------------------------------------------------
@@ -201,14 +224,51 @@ def test_yield_poller_vs_hog_hog_gets_nearly_all() -> None:
     assert rig.run_ns["poller"] > 0
 
 
-def test_yield_phrase_and_new_deadline() -> None:
+def test_v0318_yield_keeps_the_deadline_until_the_slice_runs_out() -> None:
+    """Con Kolivas's v0.318 only requeues the yielder: with a deadline earlier than the hog's it is
+    re-picked at every yield until its slice is used up. Its first yield, 20 µs after the switch,
+    is charged a whole jiffy (rq_last_ran is its creation), so it runs 5.02 ms, not 6."""
     rig = Rig(hz=1000)
-    rig.spawn("A")
+    rig.policy.set_tunable("yield_expires", 0)
+    rig.spawn("hog")  # deadline 39, first in the queue
+    poller = rig.spawn("poller", poll_ns=20 * US)  # deadline 39 too
+    rig.run_until(6 * MS + 40 * US)
+    outcome = rig.yield_(0)
+    assert outcome == YieldOutcome("requeued", deadline_jiffies=39)
+    assert rig.curr[0] is poller  # 39 < the hog's renewed 6 + 39
+    assert rig.policy.yield_noop_budget_ns(0, rig.now) == min(
+        poller.se.time_slice_us * 1000 - 1, (45 + 1) * MS - 1 - rig.now
+    )
+    rig.run_until(40 * MS)
+    assert rig.segments()[:4] == [
+        ("hog", 0, 6 * MS),
+        ("poller", 6 * MS, 11 * MS + 20 * US),
+        ("hog", 11 * MS + 20 * US, 17 * MS),
+        ("poller", 17 * MS, 22 * MS + 20 * US),
+    ]
+
+
+def test_the_2009_yield_gives_the_poller_one_iteration_per_hog_slice_and_v0318_about_half() -> None:
+    shares = {}
+    for expires in (1, 0):
+        rig = Rig(hz=1000)
+        rig.policy.set_tunable("yield_expires", expires)
+        rig.spawn("hog")
+        rig.spawn("poller", poll_ns=20 * US)
+        rig.run_until(600 * MS)
+        shares[expires] = rig.run_ns["poller"] / rig.now
+    assert shares[1] < 0.01
+    assert 0.35 < shares[0] < 0.5  # less than half: every turn starts with a whole-jiffy charge
+
+
+def test_yield_outcome_and_new_deadline() -> None:
+    rig = Rig(hz=1000)
+    a = rig.spawn("A")
     b = rig.spawn("B")
     rig.run_until(2 * MS + 300 * US)
-    assert rig.yield_(0) == "deadline → jiffies+39"
-    assert rig.curr[0] is b  # A's deadline became 2 + 39, after B's 39
-    assert [e.tid for e in rig.policy.runqueue_view(0, rig.now).entries] == [b.tid, 1]
+    assert rig.yield_(0) == YieldOutcome("new_deadline", deadline_jiffies=2 + 39)
+    assert rig.curr[0] is b and a.se.deadline == 41  # the deadline the outcome said, set in schedule()
+    assert [e.tid for e in rig.policy.runqueue_view(0, rig.now).entries] == [b.tid, a.tid]
 
 
 def test_sleeper_with_an_old_deadline_preempts() -> None:
@@ -222,10 +282,11 @@ def test_sleeper_with_an_old_deadline_preempts() -> None:
     assert rig.wake(s)
     assert rig.curr[0] is s
     view = rig.policy.runqueue_view(0, rig.now)
-    assert [(e.tid, e.group, e.key) for e in view.entries] == [
-        (s.tid, "running", 39),
-        (h.tid, "queued", h.se.deadline),
+    assert [(e.tid, e.running, e.deadline_jiffies, e.deadline_passed) for e in view.entries] == [
+        (s.tid, True, 39, True),
+        (h.tid, False, h.se.deadline, False),
     ]
+    assert [e.picks_next for e in view.entries] == [True, False]  # S's old deadline goes first again
 
 
 def test_expired_deadlines_are_taken_first_come_first_served() -> None:
@@ -308,7 +369,8 @@ def test_pinned_task_runs_only_on_its_cpu() -> None:
     assert (rig.policy.nr_running(0), rig.policy.nr_running(1)) == (2, 0)
     rig.run_until(50 * MS)
     assert rig.segs[1] == []
-    assert "cpu 0 only" in rig.policy.runqueue_view(1, rig.now).entries[-1].detail
+    view = rig.policy.runqueue_view(1, rig.now)
+    assert view.entries[-1].pinned_cpu == 0 and not any(e.picks_next for e in view.entries)
 
 
 def test_runqueue_view_lists_running_then_queue_by_deadline() -> None:
@@ -316,22 +378,25 @@ def test_runqueue_view_lists_running_then_queue_by_deadline() -> None:
     a, b, c, d = rig.spawn("A"), rig.spawn("B"), rig.spawn("C", nice=5), rig.spawn("D")
     rig.now = 100 * MS
     view = rig.policy.runqueue_view(1, rig.now)
-    assert (view.cpu, view.clock_name, view.clock) == (1, "jiffies", 100)
-    rows = [(e.tid, e.group, e.key_name, e.key, e.detail) for e in view.entries]
+    assert (view.cpu, view.jiffies) == (1, 100)
+    rows = [(e.tid, e.on_cpu, e.deadline_jiffies, e.deadline_passed, e.time_slice_ns) for e in view.entries]
     assert rows == [
-        (a.tid, "running", "deadline", 78, "cpu 0, slice 12.0 ms"),
-        (b.tid, "running", "deadline", 78, "cpu 1, slice 12.0 ms"),
-        (d.tid, "queued", "deadline", 78, "expired"),
-        (c.tid, "queued", "deadline", 1053 * 12 // 100, ""),  # 126 jiffies: nice 5, not yet expired
+        (a.tid, 0, 78, True, 12 * MS),
+        (b.tid, 1, 78, True, 12 * MS),
+        (d.tid, -1, 78, True, 12 * MS),
+        (c.tid, -1, 1053 * 12 // 100, False, 12 * MS),  # 126 jiffies: nice 5, not yet passed
     ]
+    # CPU 1 would put B back at the tail and take D, the first passed deadline in the queue.
+    assert [e.tid for e in view.entries if e.picks_next] == [d.tid]
 
 
 # ---- the yield no-op budget against yields stepped one by one -------------------------------------
 
 
-def _yielder_ahead_of_a_later_deadline() -> tuple[Rig, Task, Task]:
+def _yielder_ahead_of_a_later_deadline(yield_expires: int = 1) -> tuple[Rig, Task, Task]:
     """Y (deadline 39) runs; H (nice 1, deadline 43) waits. Y yields at 0.5 ms and is re-picked."""
     rig = Rig(hz=1000)
+    rig.policy.set_tunable("yield_expires", yield_expires)
     y, h = rig.spawn("Y"), rig.spawn("H", nice=1)
     assert h.se.deadline == 43
     rig.advance(500 * US)
@@ -361,14 +426,26 @@ def test_budget_is_exact_at_the_jiffy_where_deadlines_tie() -> None:
     assert rig.curr[0] is h
 
 
+@pytest.mark.parametrize("yield_expires", [1, 0])
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_budget_never_overestimates_random_steps(seed: int) -> None:
-    rig, _, _ = _yielder_ahead_of_a_later_deadline()
+def test_budget_never_overestimates_random_steps(seed: int, yield_expires: int) -> None:
+    rig, _, _ = _yielder_ahead_of_a_later_deadline(yield_expires)
     budget = rig.policy.yield_noop_budget_ns(0, rig.now)
     assert budget is not None and budget > 0
     rnd = random.Random(seed)
     switch_at = _first_switch(rig, [rnd.randint(1, 40 * US) for _ in range(10_000)])
     assert switch_at is not None and switch_at > budget
+
+
+def test_v0318_budget_ends_with_the_slice() -> None:
+    """Keeping deadline 39 < 43, Y is re-picked until its slice is used: 6 ms less the 0.5 ms charged."""
+    rig, y, h = _yielder_ahead_of_a_later_deadline(yield_expires=0)
+    budget = rig.policy.yield_noop_budget_ns(0, rig.now)
+    assert budget == 5_500 * US - 1
+    # In steps of at most a jiffy, as ticks charge it: 1 µs of slice is left at the budget's end.
+    assert _first_switch(rig, [100 * US] * 54 + [100 * US - 1]) is None and rig.curr[0] is y
+    assert _first_switch(rig, [1 * US]) == 1 * US  # the slice is empty: deadline 6 + 39 > 43
+    assert rig.curr[0] is h
 
 
 def test_budget_none_when_alone_on_the_cpu_and_zero_when_a_yield_switches() -> None:

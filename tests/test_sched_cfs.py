@@ -14,6 +14,7 @@ import pytest
 from model.sched.base import NSEC_PER_MSEC, NSEC_PER_SEC, SchedPolicy, nice_to_weight
 from model.sched.cfs_2623 import Cfs2623Policy
 from model.sched.cfs_2624 import Cfs2624Policy
+from model.snapshot import YieldOutcome
 from model.task import Task
 
 MS = NSEC_PER_MSEC
@@ -43,9 +44,11 @@ class Sim:
         self.timers: list[tuple[int, Task]] = []
         self.real_yields = 0
         self._since = 0
+        self.tasks: dict[int, Task] = {}
 
     def spawn(self, tid: int, nice: int = 0, poll_ns: int | None = None) -> Task:
         task = Task(tid=tid, name=f"t{tid}", nice=nice)
+        self.tasks[tid] = task
         task.cpu = self.policy.select_task_rq(task, self.now)
         self.policy.task_new(task, task.cpu, self.now)
         if poll_ns is not None:
@@ -360,6 +363,8 @@ def test_set_tunable_rejects_unknown_keys_and_values(version: Policy) -> None:
     policy = version(ncpus=1, hz=HZ)
     with pytest.raises(KeyError, match="compat_yield"):
         policy.set_tunable("sched_latency", 1)
+    with pytest.raises(KeyError):
+        policy.set_tunable("yield_forfeit", 1)  # EEVDF's: never sent to CFS
     with pytest.raises(ValueError, match="0 or 1"):
         policy.set_tunable("compat_yield", 2)
     policy.set_tunable("compat_yield", 1)
@@ -372,7 +377,7 @@ def test_yield_alone_is_a_noop_without_budget_bound(version: Policy) -> None:
     task = sim.spawn(1, poll_ns=10 * US)
     sim.run_until(1 * MS)
     assert sim.curr is task
-    assert sim.policy.yield_task(0, sim.now) == "alone: no-op"
+    assert sim.policy.yield_task(0, sim.now) == YieldOutcome("unchanged", "alone", noop=True)
     assert sim.schedule() is True
     assert sim.policy.yield_noop_budget_ns(0, sim.now) is None
 
@@ -383,7 +388,8 @@ def test_compat_yield_always_switches_so_budget_is_zero(version: Policy) -> None
     sim.run_until(30 * MS, stop_repick=poller.tid)
     sim.policy.set_tunable("compat_yield", 1)
     assert sim.policy.yield_noop_budget_ns(0, sim.now) == 0
-    assert sim.policy.yield_task(0, sim.now).startswith("rightmost")
+    outcome = sim.policy.yield_task(0, sim.now)
+    assert (outcome.landing, outcome.reason, outcome.noop) == ("rightmost", "", False)
     assert sim.schedule() is False
 
 
@@ -394,11 +400,13 @@ def test_2623_yield_requeues_in_place_and_compat_key_is_transient() -> None:
     assert isinstance(policy, Cfs2623Policy)
     sim.now += 3 * US
     policy.update_curr(0, sim.now)
-    assert policy.yield_task(0, sim.now) == f"in place (key {se.fair_key / MS:.3f} ms)"
+    assert policy.yield_task(0, sim.now) == YieldOutcome("in_place", key_ns=se.fair_key)
     assert se.fair_key == policy.rqs[0].fair_clock - se.wait_runtime
     policy.set_tunable("compat_yield", 1)
-    assert policy.yield_task(0, sim.now) == "rightmost"
+    assert policy.yield_task(0, sim.now) == YieldOutcome("rightmost", key_ns=hog.se.fair_key + 1)
     assert se.fair_key == hog.se.fair_key + 1
+    already = YieldOutcome("rightmost", "already_rightmost", noop=True, key_ns=se.fair_key)
+    assert policy.yield_task(0, sim.now) == already
     assert sim.schedule() is False and sim.curr is hog
     sim.run_until(sim.now + 100 * MS)  # the poller runs again and is requeued at a tick
     assert se.fair_key != hog.se.fair_key + 1
@@ -413,16 +421,16 @@ def test_2624_compat_yield_forfeits_vruntime_permanently() -> None:
     assert sim.run_until(100 * MS, stop_repick=poller.tid)
     policy = sim.policy
     assert poller.se.vruntime < hog.se.vruntime
-    assert policy.yield_task(0, sim.now).startswith("in place (vruntime")
+    assert policy.yield_task(0, sim.now) == YieldOutcome("in_place", key_ns=poller.se.vruntime)
     policy.set_tunable("compat_yield", 1)
-    assert policy.yield_task(0, sim.now) == f"rightmost (vruntime {(hog.se.vruntime + 1) / MS:.3f} ms)"
+    assert policy.yield_task(0, sim.now) == YieldOutcome("rightmost", key_ns=hog.se.vruntime + 1)
     assert poller.se.vruntime == hog.se.vruntime + 1
     assert sim.schedule() is False and sim.curr is hog
     policy.set_tunable("compat_yield", 0)
     assert poller.se.vruntime == hog.se.vruntime + 1  # nothing recomputes it
     policy.set_tunable("compat_yield", 1)
     hog.se.vruntime = poller.se.vruntime  # a tie is not "already rightmost": still move one past
-    assert policy.yield_task(0, sim.now).startswith("rightmost (vruntime")
+    assert policy.yield_task(0, sim.now) == YieldOutcome("rightmost", key_ns=poller.se.vruntime + 1)
     assert hog.se.vruntime == poller.se.vruntime + 1
 
 
@@ -673,28 +681,97 @@ def test_2623_runqueue_view() -> None:
     sim, _hog, _poller = poller_vs_hog(Cfs2623Policy)
     sim.spawn(3)
     sim.run_until(7 * MS + 300 * US)
-    view = sim.policy.runqueue_view(0, sim.now + 200 * US)
-    assert sim.curr is not None
-    assert [e.group for e in view.entries] == ["running", "queued", "queued"]
-    assert view.entries[0].tid == sim.curr.tid
-    queued = [e.key for e in view.entries[1:]]
-    assert queued == sorted(queued)
-    assert {e.key_name for e in view.entries} == {"fair_key"} and view.clock_name == "fair_clock"
-    assert view.clock > sim.policy.rqs[0].fair_clock  # type: ignore[attr-defined]  # projected to now
-    assert all(e.detail.startswith("wait_runtime ") and e.detail.endswith(" ms") for e in view.entries)
+    policy = sim.policy
+    assert isinstance(policy, Cfs2623Policy) and sim.curr is not None
+    later = sim.now + 200 * US
+    view = policy.runqueue_view(0, later)
+    tasks = [sim.tasks[e.tid] for e in view.entries]
+    assert [e.running for e in view.entries] == [True, False, False] and tasks[0] is sim.curr
+    keys = [e.fair_key_ns for e in view.entries]
+    assert keys[1:] == sorted(keys[1:]) and keys == [t.se.fair_key for t in tasks]
+    (nxt,) = [e for e in view.entries if e.picks_next]
+    assert nxt.fair_key_ns == min(keys)  # schedule() takes the leftmost
+    for task, e in zip(tasks[1:], view.entries[1:], strict=True):  # a wait is credited when picked
+        credit = policy._wait_credit(task.se, view.fair_clock_ns)
+        assert e.wait_runtime_ns == policy._limit(task.se.wait_runtime + credit)
+    policy.update_curr(0, later)  # charging now gives what the view projected
+    assert (view.fair_clock_ns, view.entries[0].wait_runtime_ns) == (
+        policy.rqs[0].fair_clock,
+        sim.curr.se.wait_runtime,
+    )
 
 
 def test_2624_runqueue_view() -> None:
     sim, _hog, _poller = poller_vs_hog(Cfs2624Policy)
     sim.spawn(3)
     sim.run_until(7 * MS + 300 * US)
-    assert sim.curr is not None
+    policy = sim.policy
+    assert isinstance(policy, Cfs2624Policy) and sim.curr is not None
     curr_se = sim.curr.se
-    view = sim.policy.runqueue_view(0, sim.now + 200 * US)
-    assert [e.group for e in view.entries] == ["running", "queued", "queued"]
-    assert view.entries[0].tid == sim.curr.tid and view.entries[0].key == curr_se.vruntime + 200 * US
-    assert view.entries[0].detail.startswith("ran ")
-    queued = [e.key for e in view.entries[1:]]
-    assert queued == sorted(queued)
-    assert {e.key_name for e in view.entries} == {"vruntime"} and view.clock_name == "min_vruntime"
-    assert view.entries[1].detail == f"entity_key {(queued[0] - view.clock) / MS:+.3f} ms"
+    stint = curr_se.sum_exec_ns + (sim.now + 200 * US - curr_se.exec_start_ns) - curr_se.prev_sum_exec_ns
+    view = policy.runqueue_view(0, sim.now + 200 * US)
+    running = view.entries[0]
+    assert [e.running for e in view.entries] == [True, False, False] and running.tid == sim.curr.tid
+    assert (running.vruntime_ns, running.ran_ns) == (curr_se.vruntime + 200 * US, stint)
+    assert running.slice_ns == policy.sched_slice(policy.rqs[0], curr_se)
+    queued = [e.vruntime_ns for e in view.entries[1:]]
+    assert queued == sorted(queued) and all(e.ran_ns == e.slice_ns == 0 for e in view.entries[1:])
+    # The current task goes back in after equal keys: it is picked again only strictly below the rest.
+    expected = running if running.vruntime_ns < queued[0] else view.entries[1]
+    assert [e.tid for e in view.entries if e.picks_next] == [expected.tid]
+    policy.update_curr(0, sim.now + 200 * US)
+    assert (curr_se.vruntime, policy.rqs[0].min_vruntime) == (running.vruntime_ns, view.min_vruntime_ns)
+
+
+# ---- 2.6.23's nice levels: the wait_runtime clamp, not the documented 1.5 % -------------------------
+
+NICE_PAIR = """
+[machine]
+cpus = 1
+hz = {hz}
+[sched]
+policy = "cfs-2.6.23"
+[[tasks]]
+name = "nice0"
+kind = "hog"
+[[tasks]]
+name = "nice19"
+kind = "hog"
+nice = 19
+"""
+
+
+@pytest.mark.parametrize("hz", [100, 250, 1000])
+def test_2623_nice19_is_held_off_by_the_wait_runtime_clamp(hz: int) -> None:
+    """A nice-0 and a nice-19 hog on one CPU. Each time nice 19 runs, __update_curr() debits it about
+    a jiffy of wait_runtime, far more than the at most 2*runtime_limit * 15/1024 of fair clock a wait
+    credits it (update_stats_wait_end()), so limit_wait_runtime() pins it at -runtime_limit (-20 ms),
+    and update_stats_enqueue() scales that by 1024/15: its key lands 1365.3 ms of fair clock past
+    fair_clock. Nice 0 then runs until its own key catches up, and nice 19 gets the one tick that the
+    tick preemption lets it have: the ratio is about that key offset over one tick, so it depends on
+    HZ, unlike Documentation/sched-nice-design.txt's "HZ-independent 1.5%" (15/1039 of the CPU)."""
+    from model.scenario import parse_scenario
+    from model.simulation import Simulation
+
+    sim = Simulation(parse_scenario(NICE_PAIR.format(hz=hz)), trace="off")
+    policy = sim.policy
+    assert isinstance(policy, Cfs2623Policy)
+    n0, n19 = sim.machine.tasks
+    limit = policy.runtime_limit_ns
+    offset_ns = limit * 1024 // nice_to_weight(19)  # 1365333333 ns
+    tick = NSEC_PER_SEC // hz
+    m = sim.machine
+    # Past the start-up transient: the START_DEBIT wait_runtime drifts down to -limit by the net
+    # debit of each turn (a jiffy less the capped credit), which takes 27 s at HZ=1000.
+    m.run_until(30 * NSEC_PER_SEC)
+    start = (n0.exec_ns, n19.exec_ns)
+    offsets = []
+    for _ in range(20 * hz):
+        m.run_until(m.now_ns + tick)
+        if m.cpus[0].curr is n0:
+            assert n19.se.wait_runtime == -limit  # pinned while it waits
+            offsets.append(n19.se.fair_key - policy.rqs[0].fair_clock)
+    assert max(offsets) == offset_ns  # its key, requeued at the tick it last ran
+    ratio = (n0.exec_ns - start[0]) / (n19.exec_ns - start[1])
+    assert ratio == pytest.approx(offset_ns / tick, rel=0.1)
+    assert ratio > 2 * (1024 + 15) / 15  # far less than 1.5 % for nice 19

@@ -14,6 +14,7 @@ import pytest
 
 from model.sched import make_policy
 from model.sched.eevdf import BASE_SLICE_NS, EevdfPolicy
+from model.snapshot import YieldOutcome
 from model.task import Task
 
 MS = 1_000_000
@@ -54,7 +55,7 @@ class Rig:
         self.next_yield = self.now + poll if poll else None
         return nxt
 
-    def yield_(self) -> str:
+    def yield_(self) -> YieldOutcome:
         self.policy.update_curr(0, self.now)
         where = self.policy.yield_task(0, self.now)
         self.schedule()
@@ -93,11 +94,15 @@ class Rig:
                     self.schedule()
 
     def lag(self, task: Task) -> int:
-        return self.policy.runqueue_view(0, self.now).clock - int(task.se.vruntime)
+        return self.policy.runqueue_view(0, self.now).avg_vruntime_ns - int(task.se.vruntime)
 
     def groups(self) -> dict[str, str]:
-        """Task name -> group in the run-queue view ("running", "eligible", "ineligible")."""
-        return {self.by_tid[e.tid]: e.group for e in self.policy.runqueue_view(0, self.now).entries}
+        """Task name -> "running", or "eligible" / "ineligible" as the run-queue view says."""
+        entries = self.policy.runqueue_view(0, self.now).entries
+        return {
+            self.by_tid[e.tid]: "running" if e.running else ("eligible" if e.eligible else "ineligible")
+            for e in entries
+        }
 
 
 # ---- defaults pinned ------------------------------------------------------------------------------
@@ -115,7 +120,8 @@ def test_registry_and_tunables() -> None:
     policy = make_policy("eevdf", ncpus=2, hz=250)
     assert isinstance(policy, EevdfPolicy)
     assert (policy.yield_forfeit, policy.run_to_parity) == (True, True)
-    policy.set_tunable("compat_yield", 1)  # accepted, no effect
+    with pytest.raises(KeyError):
+        policy.set_tunable("compat_yield", 1)  # a CFS sysctl, never sent to EEVDF
     policy.set_tunable("yield_forfeit", 0)
     policy.set_tunable("run_to_parity", 0)
     assert (policy.yield_forfeit, policy.run_to_parity) == (False, False)
@@ -131,12 +137,13 @@ def test_new_task_placed_at_avg_vruntime_with_half_a_slice() -> None:
     b = rig.spawn("B", nice=5)  # weight 335: a slice is 700000 * 1024 / 335 = 2139701 virtual ns
     assert (b.se.vruntime, b.se.deadline) == (3 * MS, 3 * MS + 2_139_701 // 2)
     view = rig.policy.runqueue_view(0, rig.now)
-    assert (view.clock_name, view.clock) == ("avg_vruntime", 3 * MS)
-    assert [(e.tid, e.group, e.key_name) for e in view.entries] == [
-        (1, "running", "deadline"),
-        (2, "eligible", "deadline"),
+    assert (view.min_vruntime_ns, view.avg_vruntime_ns) == (3 * MS, 3 * MS)
+    rows = [(e.tid, e.running, e.eligible, e.vruntime_ns, e.deadline_ns, e.lag_ns) for e in view.entries]
+    assert rows == [
+        (a.tid, True, True, 3 * MS, 3 * MS + 700_000, 0),  # its request renewed at the 3 ms tick
+        (b.tid, False, True, 3 * MS, 3 * MS + 2_139_701 // 2, 0),
     ]
-    assert view.entries[1].detail == "vruntime 3 ms, lag +0 ms"
+    assert [e.picks_next for e in view.entries] == [True, False] and view.entries[1].slice_ns == 700_000
 
 
 # ---- golden schedules -----------------------------------------------------------------------------
@@ -189,22 +196,23 @@ def test_yield_poller_vs_hog_before_the_fix_keeps_its_fair_share() -> None:
     assert poller.se.deadline - poller.se.vruntime > 1000 * MS
 
 
-def test_yield_semantics_and_phrases() -> None:
+def test_yield_semantics_and_outcomes() -> None:
     rig = Rig(hz=1000)
     a = rig.spawn("A")
-    assert rig.yield_() == "alone: no-op"
+    assert rig.yield_() == YieldOutcome("unchanged", "alone", noop=True)
     b = rig.spawn("B")
     rig.run_until(1 * MS)  # A's request served at 1 ms: B runs, v 0, deadline 350000
     rig.advance(1 * MS + 100 * US)
-    assert rig.yield_() == "forfeit: vruntime → deadline (+0.25 ms)"
+    assert rig.yield_() == YieldOutcome("forfeit", key_ns=350_000, deadline_ns=1_050_000, moved_ns=250_000)
     assert (b.se.vruntime, b.se.deadline, rig.curr) == (350_000, 1_050_000, b)  # still the only eligible
     rig.advance(rig.now + 100 * US)
     rig.policy.set_tunable("yield_forfeit", 0)
-    assert rig.yield_() == "deadline +0.7 ms"
+    expected = YieldOutcome("later_deadline", key_ns=450_000, deadline_ns=1_750_000, moved_ns=700_000)
+    assert rig.yield_() == expected
     assert (b.se.vruntime, b.se.deadline) == (450_000, 1_750_000)
     rig.policy.set_tunable("yield_forfeit", 1)
     b.se.vruntime = 1_200_000  # as if B had run ahead of V = (1e6 + 1.2e6) / 2
-    assert rig.yield_() == "ineligible: no-op"
+    assert rig.yield_() == YieldOutcome("unchanged", "ineligible", noop=True)
     assert (b.se.vruntime, rig.curr) == (1_200_000, a)
 
 
@@ -349,7 +357,7 @@ def test_budget_none_alone_and_zero_when_forfeiting() -> None:
     y = rig.spawn("Y")
     rig.run_until(1 * MS)  # H served: Y runs from v = 0
     rig.advance(1 * MS + 10 * US)
-    assert rig.yield_() == "forfeit: vruntime → deadline (+0.34 ms)"
+    assert rig.yield_() == YieldOutcome("forfeit", key_ns=350_000, deadline_ns=1_050_000, moved_ns=340_000)
     assert rig.curr is y  # v 350000 is still below V = 675000
     assert rig.policy.yield_noop_budget_ns(0, rig.now) == 0
     assert _first_switch(rig, [10 * US]) == 10 * US  # the next forfeit (to v 1.05 ms) lets H in

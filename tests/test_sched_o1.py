@@ -9,7 +9,9 @@ from __future__ import annotations
 import pytest
 
 from model.sched import make_policy
-from model.sched.o1 import MAX_PRIO, O1Params, O1Policy, delta, task_interactive
+from model.sched.o1 import O1Policy
+from model.sched.o1_arrays import MAX_PRIO, O1Params, SpawnContext, delta, nice_to_prio, task_interactive
+from model.snapshot import YieldOutcome
 from model.task import Task
 
 MS = 1_000_000
@@ -41,16 +43,20 @@ class Rig:
             self.trace.append((name, self.now))
 
     def spawn(self, name: str, nice: int = 0) -> Task:
+        """A task forked by a parent that never slept and holds two full slices, so the child starts
+        with sleep_avg 0 (prio static + 5) and a full slice: the state the schedules below assume."""
         self.tids += 1
         task = Task(tid=self.tids, name=name, nice=nice)
         task.cpu = self.policy.select_task_rq(task, self.now)
+        full = self.policy.params.timeslice(nice_to_prio(nice))
+        self.policy.spawner = SpawnContext(sleep_avg_ns=0, time_slice=2 * full)
         self.policy.task_new(task, task.cpu, self.now)
         if self.curr is None:
             self.schedule()
         return task
 
-    def wake(self, task: Task) -> bool:
-        self.policy.enqueue(task, self.policy.select_task_rq(task, self.now), self.now, True)
+    def wake(self, task: Task, from_irq: bool = False) -> bool:
+        self.policy.enqueue(task, self.policy.select_task_rq(task, self.now), self.now, True, from_irq)
         preempt = self.curr is None or self.policy.check_preempt_wakeup(0, task, self.now)
         if preempt:
             self.schedule()
@@ -59,7 +65,7 @@ class Rig:
     def block(self) -> None:
         self.schedule(block=True)
 
-    def yield_(self) -> str:
+    def yield_(self) -> YieldOutcome:
         self.policy.update_curr(0, self.now)
         where = self.policy.yield_task(0, self.now)
         self.schedule()
@@ -84,10 +90,12 @@ class Rig:
         pairs = zip(self.trace, ends, strict=True)
         return [(name, start, end) for (name, start), end in pairs if end > start]
 
-    def running_detail(self) -> str:
-        row = self.policy.runqueue_view(0, self.now).entries[0]
-        assert row.group == "running"
-        return row.detail
+    def running_slice(self) -> tuple[int, int, str]:
+        """The running task's slice left and full slice in jiffies, and its array."""
+        view = self.policy.runqueue_view(0, self.now)
+        row = view.entries[0]
+        assert row.running
+        return row.time_slice_ns // view.tick_ns, row.full_slice_ns // view.tick_ns, row.array
 
 
 # ---- defaults pinned ------------------------------------------------------------------------------
@@ -153,18 +161,26 @@ def test_interactive_sleep_and_granularity() -> None:
 def test_registry_and_tunables() -> None:
     policy = make_policy("o1", ncpus=2, hz=250)
     assert isinstance(policy, O1Policy)
-    policy.set_tunable("compat_yield", 1)
-    with pytest.raises(KeyError):
-        policy.set_tunable("sched_latency_ns", 1)
+    for key in ("compat_yield", "sched_latency_ns"):  # O(1) has no tunable: a CFS sysctl is not sent
+        with pytest.raises(KeyError):
+            policy.set_tunable(key, 1)
 
 
 def test_new_task_gets_full_slice_and_penalty_prio() -> None:
     rig = Rig()
     a = rig.spawn("A", nice=5)
     view = rig.policy.runqueue_view(0, 0)
-    assert [(e.tid, e.group, e.key_name, e.key) for e in view.entries] == [(a.tid, "running", "prio", 130)]
-    assert view.entries[0].detail == "slice 75/75 jiffies, in active"
-    assert (view.clock_name, rig.policy.nr_running(0)) == ("jiffies", 1)
+    (e,) = view.entries
+    assert (e.tid, e.running, e.picks_next, e.array, e.prio, e.static_prio) == (
+        a.tid,
+        True,
+        True,
+        "active",
+        130,
+        125,
+    )
+    assert (e.time_slice_ns, e.full_slice_ns, e.sleep_avg_ns) == (75 * MS, 75 * MS, 0)
+    assert (view.jiffies, view.tick_ns, rig.policy.nr_running(0)) == (0, MS, 1)
 
 
 # ---- golden schedules ---------------------------------------------------------------------------
@@ -201,15 +217,17 @@ def test_yielder_waits_in_expired_until_the_hog_expires() -> None:
     rig.spawn("Y")
     rig.spawn("H")
     rig.run_until(MS + MS // 2)  # one tick charged to Y
-    assert rig.yield_() == "expired array (prio 125)"
+    assert rig.yield_() == YieldOutcome("expired_array", prio=125)
     assert rig.curr is not None and rig.curr.name == "H"
     view = rig.policy.runqueue_view(0, rig.now)
-    assert [(e.group, e.detail) for e in view.entries][1] == ("expired", "slice 99/100 jiffies")
+    y = view.entries[1]
+    assert (y.running, y.array, y.time_slice_ns, y.full_slice_ns) == (False, "expired", 99 * MS, 100 * MS)
+    assert view.entries[0].picks_next  # H heads the best active list: it would be picked again
     rig.run_until(101 * MS + MS // 2)
     # H's 100-jiffy slice ends at 101 ms; active is then empty, the arrays swap and Y (queued first) runs
     # with the slice it kept across the yield.
     assert rig.segments() == [("Y", 0, 1_500_000), ("H", 1_500_000, 101 * MS), ("Y", 101 * MS, 101_500_000)]
-    assert rig.running_detail() == "slice 99/100 jiffies, in active"
+    assert rig.running_slice() == (99, 100, "active")
     rig.yield_()
     assert rig.curr is not None and rig.curr.name == "H"
 
@@ -218,10 +236,10 @@ def test_yielder_alone_is_repicked_without_bound() -> None:
     rig = Rig(hz=1000)
     y = rig.spawn("Y")
     rig.run_until(MS // 2)
-    assert rig.yield_() == "expired array (prio 125)"
+    assert rig.yield_() == YieldOutcome("expired_array", prio=125)
     assert rig.curr is y  # active empty -> swap -> Y again
     assert rig.policy.yield_noop_budget_ns(0, rig.now) is None
-    assert rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.running_slice() == (100, 100, "active")
 
 
 def test_repicked_yielder_with_others_has_zero_budget() -> None:
@@ -334,11 +352,12 @@ def test_lone_interactive_task_expires_after_starvation_limit() -> None:
     assert rig.tick_only()  # 3.1 s expiry was 1000 jiffies after the first (2.1 s): not > 1000
     assert rig.now == 3_200 * MS
     assert task_interactive(a.se.prio, a.se.static_prio)
-    assert rig.running_detail() == "slice 100/100 jiffies, in expired"
+    assert rig.running_slice() == (100, 100, "expired")
+    assert rig.policy.runqueue_view(0, rig.now).entries[0].picks_next  # active is empty: the swap's head
     rig.schedule()  # swap: A again, in the new active array; the swap clears expired_timestamp
-    assert rig.curr is a and rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.curr is a and rig.running_slice() == (100, 100, "active")
     rig.run_until(3_299 * MS)
-    assert rig.tick_only() and rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.tick_only() and rig.running_slice() == (100, 100, "active")
 
 
 def test_better_static_prio_in_expired_ends_interactive_reinsertion() -> None:
@@ -360,7 +379,7 @@ def test_better_static_prio_in_expired_ends_interactive_reinsertion() -> None:
     rig.block()  # H sleeps: A alone; the swap reset best_expired_prio, so A's next expiry stays active
     rig.run_until(1_319 * MS)
     assert rig.curr is a and rig.tick_only()
-    assert rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.running_slice() == (100, 100, "active")
 
 
 def test_tick_before_that_still_reinserts_into_active() -> None:
@@ -374,7 +393,7 @@ def test_tick_before_that_still_reinserts_into_active() -> None:
     rig.wake(a)
     rig.run_until(3_099 * MS)
     assert rig.tick_only() and rig.now == 3_100 * MS
-    assert rig.running_detail() == "slice 100/100 jiffies, in active"
+    assert rig.running_slice() == (100, 100, "active")
 
 
 def test_runqueue_view_orders_running_active_expired() -> None:
@@ -386,12 +405,86 @@ def test_runqueue_view_orders_running_active_expired() -> None:
     assert rig.curr is b
     rig.run_until(500 * MS)  # B expires (alone in its list, non-interactive), A runs
     view = rig.policy.runqueue_view(0, rig.now)
-    assert [(e.tid, e.group, e.key) for e in view.entries] == [
-        (a.tid, "running", 125),
-        (c.tid, "active", 125),
-        (b.tid, "expired", 120),
+    assert [(e.tid, e.running, e.array, e.prio, e.picks_next) for e in view.entries] == [
+        (a.tid, True, "active", 125, True),  # the head of its list: schedule() would keep it
+        (c.tid, False, "active", 125, False),
+        (b.tid, False, "expired", 120, False),
     ]
-    assert view.clock == 500
+    assert view.jiffies == 500
     assert rig.policy.nr_running(0) == 3
     rig.block()
     assert rig.policy.nr_running(0) == 2 and rig.curr is c
+
+
+# ---- fork (sched_fork / wake_up_new_task) and the run-queue credit ---------------------------------
+
+
+def test_fork_from_the_spawning_context_inherits_its_bonus_less_child_penalty() -> None:
+    """The spawning context woke from a long sleep: sleep_avg = INTERACTIVE_SLEEP = 799 ms at nice 0,
+    HZ=1000 (bonus 7), and a full 100 ms slice. Child: bonus 7 * 95 / 100 = 6 -> 600 ms, prio 119,
+    half the slice rounded up; the context keeps bonus 7 * 100 / 100 -> 700 ms and the other half."""
+    policy = O1Policy(ncpus=1, hz=1000)
+    assert (policy.spawner.sleep_avg_ns, policy.spawner.time_slice) == (799 * MS, 100)
+    a = Task(tid=1, name="A")
+    policy.task_new(a, 0, 0)
+    assert (a.se.sleep_avg_ns, a.se.prio, a.se.time_slice) == (600 * MS, 119, 50)
+    assert (policy.spawner.sleep_avg_ns, policy.spawner.time_slice) == (700 * MS, 50)
+    b = Task(tid=2, name="B", nice=5)  # the next fork: 7 * 95 / 100 = 6 again; (50 + 1) >> 1 jiffies
+    policy.task_new(b, 0, 0)
+    assert (b.se.sleep_avg_ns, b.se.prio, b.se.time_slice) == (600 * MS, 124, 25)
+    assert policy.spawner.time_slice == 25
+
+
+def test_a_thread_forked_by_a_task_takes_from_that_task() -> None:
+    """iperf's reporter forks the data thread: the child gets 6 * 95 / 100 = 5 bonus levels (500 ms,
+    prio 120) and half the reporter's slice; the reporter keeps its 600 ms and the other half."""
+    policy = O1Policy(ncpus=1, hz=1000)
+    reporter, data = Task(tid=1, name="reporter"), Task(tid=2, name="data")
+    policy.task_new(reporter, 0, 0)
+    policy.task_new(data, 0, 0, parent=reporter)
+    assert (data.se.sleep_avg_ns, data.se.prio, data.se.time_slice) == (500 * MS, 120, 25)
+    assert (reporter.se.sleep_avg_ns, reporter.se.time_slice) == (600 * MS, 25)
+    # Both queued at the tail of the active array, by prio: the reporter (119) runs first.
+    assert policy.pick_next(0, 0) is reporter
+
+
+@pytest.mark.parametrize(("from_irq", "credited_ns"), [(True, 40 * MS), (False, 40 * MS * 38 // 128)])
+def test_a_woken_task_is_credited_its_run_queue_wait_at_pick(from_irq: bool, credited_ns: int) -> None:
+    """2.6.22 schedule(): a task woken from an interrupt (SLEEP_INTERRUPTED) counts its whole wait on
+    the run queue as sleep; one woken from process context (SLEEP_INTERACTIVE) counts it weighted
+    by ON_RUNQUEUE_WEIGHT, delta * (30 * 128 / 100) / 128 = delta * 38 / 128."""
+    rig = Rig(hz=1000)
+    s = rig.spawn("S")
+    rig.block()  # S sleeps from 0
+    h = rig.spawn("H")  # prio 125, 100 ms slice
+    rig.run_until(60 * MS)
+    assert not rig.wake(s, from_irq)  # slept 60 ms: bonus 0, prio 125, does not preempt H
+    assert s.se.sleep_avg_ns == 60 * MS
+    rig.run_until(100 * MS)  # H's slice ends at 100 ms: S, woken at 60 ms, waited 40 ms
+    assert rig.curr is s
+    assert s.se.sleep_avg_ns == 60 * MS + credited_ns
+    assert h.se.array is rig.policy._rqs[0].expired
+    rig.run_until(110 * MS)
+    rig.block()
+    rig.run_until(120 * MS)
+    rig.wake(s, from_irq)
+    before = s.se.sleep_avg_ns
+    rig.schedule()  # the credit is given once per wakeup: a later pick adds nothing on its own
+    assert s.se.sleep_avg_ns == before
+
+
+def test_a_wakeup_that_hits_the_sleep_ceiling_earns_no_run_queue_credit() -> None:
+    """recalc_task_prio(): a sleep longer than INTERACTIVE_SLEEP (799 ms) sets sleep_avg to that
+    ceiling and marks the sleep SLEEP_NONINTERACTIVE, so waiting on the run queue adds nothing."""
+    rig = Rig(hz=1000)
+    s = rig.spawn("S")
+    rig.block()
+    h = rig.spawn("H")
+    rig.block()  # both sleep from 0; the CPU idles
+    rig.run_until(900 * MS)
+    assert rig.wake(h, from_irq=True)  # 900 ms: sleep_avg = 799 ms, prio 118, runs
+    rig.run_until(950 * MS)
+    assert not rig.wake(s, from_irq=True)  # 950 ms: also 799 ms and prio 118: not strictly better
+    rig.run_until(990 * MS)
+    rig.block()  # H sleeps; S, which waited 40 ms, runs with the ceiling and nothing more
+    assert rig.curr is s and s.se.sleep_avg_ns == 799 * MS

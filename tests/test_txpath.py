@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
+from model.snapshot import TenureRecord
 
 MS = 1_000_000
 
@@ -27,12 +28,12 @@ def run(
 
 def tenures(sim: Simulation) -> list[tuple[int, int, int, int, str, str]]:
     """(start, cpu, duration, packets, reason, context) of every __qdisc_run in the trace."""
-    out = []
-    for r in sim.machine.trace:
-        if r.kind == "tenure":
-            pkts, reason, ctx = r.info.split(", ")
-            out.append((r.t_ns, r.cpu, r.dur_ns, int(pkts.split()[0]), reason, ctx))
-    return out
+    records = sim.machine.trace.records
+    return [
+        (r.t_ns, r.cpu, r.dur_ns, r.packets, r.exit_reason, r.context)
+        for r in records
+        if isinstance(r, TenureRecord)
+    ]
 
 
 def comparable(sim: Simulation) -> dict[str, object]:
@@ -138,7 +139,7 @@ def test_the_exit_rule_and_weight_p_change_live() -> None:
     sim = run({"qdisc.exit_rule": "time"}, 10 * MS)
     sim.apply(SetTunable("qdisc.exit_rule", "quota"))
     sim.apply(SetTunable("qdisc.weight_p", 8))
-    sim.machine.trace.clear()
+    sim.machine.trace.records.clear()
     sim.advance(5 * MS)
     sizes = [n for _, _, _, n, _, _ in tenures(sim)]
     assert sizes and max(sizes[1:]) <= 8

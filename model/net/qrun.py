@@ -31,6 +31,7 @@ from model.net.owners import PatternFifo
 from model.net.qdisc import Qdisc
 from model.net.sockets import UdpSocket
 from model.net.txconfig import EXIT_REASONS, TxConfig
+from model.snapshot import TenureRecord
 
 NET_TX: Final = 1 << 2  # softirq bits: NET_TX_SOFTIRQ 2
 NET_RX: Final = 1 << 3  # NET_RX_SOFTIRQ 3
@@ -219,8 +220,7 @@ class QdiscRunner(CpuEngine):
         self.running = None
         m = self.m
         if m.tracing:
-            info = f"{ctx.pkts} pkts, {reason}, {ctx.name}"
-            m.record(ctx.cpu, "tenure", 0, info=info, dur_ns=m.q.now_ns - ctx.t0, t_ns=ctx.t0)
+            m.record(TenureRecord(ctx.t0, ctx.cpu, m.q.now_ns - ctx.t0, ctx.pkts, reason, ctx.name))
         cont = ctx.q_cont
         assert cont is not None
         cont(ctx)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from model.actions import WaitQueue
 from model.events import PRIO_IRQ
 from model.machine import Machine
-from model.net.tcp import ETH_OVERHEAD_BYTES, MSS_BYTES, TCP_IP_HEADER_BYTES
+from model.net.wire import MSS_BYTES, MTU_BYTES, frame_ns
 
 INITIAL_CWND = 3  # 2.6.30 (RFC 3390 for a 1448-byte MSS)
 
@@ -49,8 +49,7 @@ class PeerSender:
     """
 
     def __init__(self, link_mbps: int) -> None:
-        wire_bits = (MSS_BYTES + TCP_IP_HEADER_BYTES + ETH_OVERHEAD_BYTES) * 8
-        self.frame_ns = -(-wire_bits * 1000 // link_mbps)
+        self.frame_ns = frame_ns(MTU_BYTES, link_mbps)
         self.cwnd = float(INITIAL_CWND)
         self.ssthresh = float("inf")
         self.in_flight = 0

@@ -15,11 +15,7 @@ from typing import Protocol
 from model.actions import WaitQueue
 from model.events import PRIO_IRQ
 from model.machine import Machine
-
-ETH_OVERHEAD_BYTES = 14 + 4 + 8 + 12  # Ethernet header, FCS, preamble, inter-frame gap
-TCP_IP_HEADER_BYTES = 20 + 20 + 12  # IPv4, TCP, TCP timestamps option (on by default in Linux)
-MTU_BYTES = 1500
-MSS_BYTES = MTU_BYTES - TCP_IP_HEADER_BYTES  # 1448
+from model.net.wire import MSS_BYTES, tcp_payload_ns
 
 
 class TxDevice(Protocol):
@@ -86,8 +82,6 @@ class LinkDevice:
         self.backlog: list[_Pending] = []  # per socket, bytes not yet on the wire
         self.busy = False
         self.burst_bytes = cfg.tx_irq_frames * MSS_BYTES
-        # Wire time per payload byte: each MSS of payload costs a whole frame on the wire.
-        self._wire_bytes_per_mss = MSS_BYTES + TCP_IP_HEADER_BYTES + ETH_OVERHEAD_BYTES
         self.frames_sent = 0
 
     def submit(self, sock: TcpSendSocket, nbytes: int) -> None:
@@ -101,8 +95,7 @@ class LinkDevice:
             self._start_burst()
 
     def wire_ns(self, payload_bytes: int) -> int:
-        bits = payload_bytes * self._wire_bytes_per_mss * 8
-        return -(-bits * 1000 // (MSS_BYTES * self.cfg.link_mbps))
+        return tcp_payload_ns(payload_bytes, self.cfg.link_mbps)
 
     def _start_burst(self) -> None:
         entry = self.backlog[0]

@@ -1,54 +1,16 @@
-"""What the GUI sees of the transmit path: the qdisc's bands, the locks, the dequeuer role, the device."""
+"""What the GUI sees of the transmit path: the qdisc's bands, the locks, the dequeuer role, the device,
+built into the snapshot's types (``model.snapshot.QdiscView``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from model.metrics import jain_index
+from model.snapshot import BandView, QdiscView
 
 if TYPE_CHECKING:
     from model.net.qdisc import Qdisc
     from model.net.txpath import TxPath
-
-
-@dataclass(frozen=True, slots=True)
-class BandView:
-    band: int
-    backlog: int  # packets queued in this band
-    limit: int  # pfifo limit (tx_queue_len)
-    sent: int  # packets dequeued through this band
-    dropped: int
-    head_runs: tuple[tuple[int, int], ...]  # from the head: (sending CPU, packets), for colouring
-
-
-@dataclass(frozen=True, slots=True)
-class QdiscView:
-    kind: str  # "prio"
-    bands: tuple[BandView, ...]
-    enqueued: int
-    dequeued: int
-    dropped: int
-    requeues: int
-    backlog: int
-    per_cpu_dequeued: tuple[int, ...]
-    per_cpu_enqueued: tuple[int, ...]
-    dequeuer_cpu: int  # owner of the RUNNING bit, -1 when nobody dequeues
-    busylock_owner: int  # -1 when free
-    busylock_waiters: tuple[int, ...]  # CPUs spinning on busylock behind its holder, in ticket order
-    root_lock_owner: int  # -1 when free
-    exit_rule: str  # "time" (3.0), "quota+jiffy" (jamal's patch) or "quota" (3.1+)
-    weight_p: int
-    runs: int  # __qdisc_run() calls so far
-    exit_reasons: tuple[tuple[str, int], ...]  # quota, need_resched, jiffy, empty, tx_busy
-    device: str  # "dummy" or "nic"
-    tx_ring_used: int  # descriptors in use, over all TX rings
-    tx_ring_size: int  # descriptors, over all TX rings (0 for dummy)
-    device_stopped: bool  # some TX ring is stopped
-    fairness_jain: float
-    ring_used: tuple[int, ...] = ()  # per TX ring: descriptors in use
-    ring_stopped: tuple[bool, ...] = ()  # per TX ring: stopped (XOFF)
-    ksoftirqd_wakeups: int = 0
 
 
 def qdisc_view(tx: TxPath, q: Qdisc, ncpus: int) -> QdiscView:
@@ -86,3 +48,6 @@ def qdisc_view(tx: TxPath, q: Qdisc, ncpus: int) -> QdiscView:
         ring_stopped=stopped,
         ksoftirqd_wakeups=tx.c.ksoftirqd_wakeups,
     )
+
+
+__all__ = ["BandView", "QdiscView", "qdisc_view"]  # the view types live in model.snapshot

@@ -3,8 +3,8 @@
 The machine (``model.machine``) owns CPUs, tasks and time; a policy owns only run-queue state. The
 machine calls a policy in the kernel's order:
 
-* creation:  ``select_task_rq`` -> ``task_new`` (the task is then queued, runnable);
-* wakeup:    ``select_task_rq`` -> ``enqueue(wakeup=True)`` -> ``check_preempt_wakeup`` (if the CPU is busy);
+* creation:  ``select_task_rq`` -> ``task_new`` (the task is then queued, runnable; ``parent`` forked it);
+* wakeup:    ``select_task_rq`` -> ``enqueue(wakeup=True, from_irq)`` -> ``check_preempt_wakeup`` (CPU busy);
 * schedule:  ``update_curr`` -> (``dequeue`` if prev blocks, else ``put_prev``) -> ``pick_next``;
 * tick:      ``update_curr`` -> ``task_tick`` (returns need_resched);
 * yield:     ``update_curr`` -> ``yield_task`` -> schedule as above -> ``yield_noop_budget_ns``.
@@ -19,9 +19,9 @@ charged irq time to the interrupted task.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
+from model.snapshot import RunqueueView, YieldOutcome
 from model.task import Task
 
 NSEC_PER_SEC = 1_000_000_000
@@ -55,27 +55,6 @@ def cpu_scale_factor(ncpus: int, cap: int | None = None) -> int:
     return 1 + ilog2(max(n, 1))
 
 
-@dataclass(frozen=True, slots=True)
-class RunqueueEntry:
-    """One row of a run-queue view for the GUI: a task, where it sits, and the key that orders it."""
-
-    tid: int
-    group: str  # "running", "active", "expired", "queued", "eligible", "ineligible", ...
-    key_name: str  # "prio", "vruntime", "fair_key", "deadline", ...
-    key: int
-    detail: str = ""  # extra text, e.g. "slice 80 ms" or "lag +1.2 ms"
-
-
-@dataclass(frozen=True, slots=True)
-class RunqueueView:
-    """A CPU's run queue as the GUI draws it (BFS returns the global queue for every CPU)."""
-
-    cpu: int
-    entries: tuple[RunqueueEntry, ...]
-    clock_name: str = ""  # "min_vruntime", "fair_clock", "jiffies", "avg_vruntime", ...
-    clock: int = 0
-
-
 class SchedPolicy(Protocol):
     """One scheduling policy. Implementations live one per module in ``model/sched/``."""
 
@@ -85,12 +64,15 @@ class SchedPolicy(Protocol):
         """CPU a new or woken task goes to (the CPU to kick, for a global-queue policy)."""
         ...
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
-        """Initialise ``task.se`` and queue the new task on ``cpu`` (fork placement)."""
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
+        """Initialise ``task.se`` and queue the new task on ``cpu`` (``sched_fork`` and
+        ``wake_up_new_task``). ``parent`` forked it; None is the scenario's spawning context, a thread
+        the model does not run (``Machine.spawn``)."""
         ...
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
-        """Queue a task that became runnable (``wakeup``: asleep since ``task.sleep_start_ns``)."""
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
+        """Queue a task that became runnable (``wakeup``: asleep since ``task.sleep_start_ns``;
+        ``from_irq``: woken in interrupt context, ``in_interrupt()``)."""
         ...
 
     def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
@@ -117,12 +99,9 @@ class SchedPolicy(Protocol):
         """Should the task just woken onto busy ``cpu`` preempt its current task?"""
         ...
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
-        """``sys_sched_yield`` body for the current task of ``cpu``, before ``schedule()``.
-
-        Returns a short phrase saying where the yielder lands ("expired array", "rightmost",
-        "in place", "deadline +39 ms", "alone: no-op"), shown by the GUI and the trace.
-        """
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+        """``sys_sched_yield`` body for the current task of ``cpu``, before ``schedule()``: where the
+        yielder lands, typed (its words are the registry's, ``PolicyInfo.describe_landing``)."""
         ...
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
@@ -133,7 +112,8 @@ class SchedPolicy(Protocol):
         ...
 
     def set_tunable(self, key: str, value: int) -> None:
-        """Live sysctl such as ``compat_yield``; takes effect at the current instant."""
+        """One of the policy's own tunables (its ``PolicyInfo.tunables``), like a sysctl write: takes
+        effect at the current instant. Any other key is a KeyError."""
         ...
 
     def nr_running(self, cpu: int) -> int:
@@ -141,7 +121,8 @@ class SchedPolicy(Protocol):
         ...
 
     def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
-        """The run queue of ``cpu`` (current task first), for snapshots."""
+        """The run queue of ``cpu`` (current task first), as the policy's view kind, for snapshots. It
+        must not change the policy's state: a snapshot never changes the run."""
         ...
 
 

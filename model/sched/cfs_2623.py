@@ -7,88 +7,57 @@ task is credited the fair-clock advance of its wait when it is picked, the runni
 the time it ran beyond its weighted share, and a woken sleeper gets a capped credit (FAIR_SLEEPERS)
 that ``sleeper_bonus`` tracks and the running task pays back. Keys change only when a task is
 (re)queued: at enqueue, at each tick for the current task, and in ``sched_yield()``. Source:
-``kernel/sched_fair.c`` of 2.6.23.17 (KERNEL.md §B.1, B.3, B.4). The sorted ``Timeline`` and
-``fmt_ms`` are shared with ``cfs_2624``.
+``kernel/sched_fair.c`` of 2.6.23.17 (KERNEL.md §B.1, B.3, B.4). The sorted tree is ``timeline.Timeline``,
+shared with ``cfs_2624``.
+
+Nice levels come out far stronger than the design promised, faithfully: a nice-19 hog next to a
+nice-0 hog gets about one tick per 1.37 s of nice 0 (1/136, 1/341, 1/1365 of its CPU at HZ=100, 250,
+1000), not Documentation/sched-nice-design.txt's "HZ-independent 1.5%". Each turn debits nice 19 about
+a tick of wait_runtime, while a wait credits it at most 2*runtime_limit of fair clock times 15/1024
+(``_wait_credit``), so ``_limit`` pins it at -runtime_limit, and ``_fair_key`` scales that by 1024/15:
+its key lands 1365 ms of fair clock past everyone (tests/test_sched_cfs.py pins this).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_MSEC,
-    RunqueueEntry,
-    RunqueueView,
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
 )
+from model.sched.registry import PolicyInfo, Tunable, landing_words
+from model.sched.timeline import Node, Timeline
+from model.snapshot import YIELD_ALONE, Cfs2623Entry, Cfs2623View, YieldOutcome
 from model.task import Task
 
 LATENCY_NS = 20 * NSEC_PER_MSEC  # sysctl_sched_latency before boot-time scaling
 MIN_GRANULARITY_NS = 2 * NSEC_PER_MSEC  # sysctl_sched_min_granularity
 GRANULARITY_LIMIT_NS = 100 * NSEC_PER_MSEC  # the clamp in 2.6.23 sched_init_granularity()
-TUNABLES = ("compat_yield",)
-
-Node = tuple[int, int]  # (key, insertion sequence)
-
-
-def fmt_ms(ns: int, signed: bool = False) -> str:
-    return f"{ns / NSEC_PER_MSEC:{'+' if signed else ''}.3f} ms"
+COMPAT_YIELD = Tunable(
+    key="compat_yield",
+    default=0,
+    title="sched_compat_yield",
+    help="echo 1 > /proc/sys/kernel/sched_compat_yield (2.6.23 to 2.6.38): "
+    "sched_yield() moves the task behind all others",
+    choices=(
+        (0, "off: a yield re-sorts the task in place"),
+        (1, "sched_compat_yield = 1\n(a yield goes to the back)"),
+    ),
+    about_yield=True,
+)
 
 
 def check_tunable(key: str, value: int) -> None:
     """Validate a ``set_tunable`` call: only ``compat_yield``, only 0 or 1 (like the sysctl)."""
-    if key not in TUNABLES:
-        raise KeyError(f"unknown tunable {key!r}; allowed: {', '.join(TUNABLES)}")
-    if value not in (0, 1):
+    if key != COMPAT_YIELD.key:
+        raise KeyError(f"CFS has no tunable {key!r}; its tunable: {COMPAT_YIELD.key}")
+    if value not in COMPAT_YIELD.allowed():
         raise ValueError(f"{key} must be 0 or 1, got {value!r}")
-
-
-class Timeline:
-    """A cfs_rq's rbtree, as a sorted list of ``(key, seq)`` nodes and their tasks.
-
-    ``seq`` grows with every insertion, so a task inserted with a key equal to existing ones lands to
-    their right, as ``__enqueue_entity()`` does ("nodes with the same key stay together").
-    """
-
-    __slots__ = ("_nodes", "_seq", "_tasks")
-
-    def __init__(self) -> None:
-        self._nodes: list[Node] = []
-        self._tasks: list[Task] = []
-        self._seq = 0
-
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-    def insert(self, task: Task, key: int) -> Node:
-        self._seq += 1
-        node = (key, self._seq)
-        i = bisect_left(self._nodes, node)
-        self._nodes.insert(i, node)
-        self._tasks.insert(i, task)
-        return node
-
-    def remove(self, node: Node) -> None:
-        i = bisect_left(self._nodes, node)
-        del self._nodes[i]
-        del self._tasks[i]
-
-    def leftmost(self) -> Task | None:
-        return self._tasks[0] if self._tasks else None
-
-    def rightmost(self) -> Task | None:
-        return self._tasks[-1] if self._tasks else None
-
-    def first_other(self, task: Task) -> Task | None:
-        """The leftmost task that is not ``task``."""
-        return next((t for t in self._tasks if t is not task), None)
-
-    def tasks(self) -> tuple[Task, ...]:
-        return tuple(self._tasks)
 
 
 @dataclass(slots=True)
@@ -187,7 +156,8 @@ class Cfs2623Policy:
         return delta_fair, self._limit(se.wait_runtime + delta_mine - delta), bonus
 
     def _wait_credit(self, se: Se2623, fair_clock: int) -> int:
-        # update_stats_wait_end(): the fair-clock advance of the wait, capped at 2*runtime_limit.
+        # update_stats_wait_end(): the fair-clock advance of the wait, capped at 2*runtime_limit, then
+        # weighted: at most 0.59 ms for nice 19, less than one tick's debit (the nice-19 clamp above).
         if se.wait_start_fair is None:
             return 0
         return self._weighted(min(2 * self.runtime_limit_ns, fair_clock - se.wait_start_fair), se)
@@ -237,18 +207,19 @@ class Cfs2623Policy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         rq = self.rqs[cpu]
         se = Se2623(weight=nice_to_weight(task.nice), cpu=cpu)
         task.se = se
         self.update_curr(cpu, now_ns)
         # task_new_fair() START_DEBIT: "the statistical average of wait_runtime is about -gran/2".
         se.wait_runtime = -(self.sched_granularity(len(rq.timeline)) // 2)
-        # SIMPLIFICATION: no child-runs-first key (curr.fair_key - gran - 1): the machine creates
-        # tasks without a parent; the key is the one the first requeue would give, debit included.
+        # SIMPLIFICATION: no child-runs-first key (curr.fair_key - gran - 1): every task is created
+        # before anything runs, so no parent is current; the key is the one the first requeue would
+        # give, debit included.
         self._enqueue_entity(rq, task, se)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         rq = self.rqs[cpu]
         se = _se(task)
         if se.cpu != cpu:
@@ -327,25 +298,25 @@ class Cfs2623Policy:
             return True
         return self._check_preempt(rq, _se(woken), _se(rq.curr), self.wakeup_granularity_ns)
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
         rq = self.rqs[cpu]
         assert rq.curr is not None
         curr, se = rq.curr, _se(rq.curr)
         if len(rq.timeline) == 1:
-            return "alone: no-op"
+            return YIELD_ALONE
         if not self.compat_yield:
             # 2.6.23 yield_task_fair(): dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
             self.update_curr(cpu, now_ns)
             self._requeue(rq, curr, se, self._fair_key(rq, se))
-            return f"in place (key {fmt_ms(se.fair_key)})"
+            return YieldOutcome("in_place", key_ns=se.fair_key)
         rightmost = rq.timeline.rightmost()
         assert rightmost is not None
         if rightmost is curr:
-            return "rightmost (already)"
+            return YieldOutcome("rightmost", "already_rightmost", noop=True, key_ns=se.fair_key)
         # compat: "minimally necessary key value to be last in the tree". Transient: the next
         # requeue (tick or enqueue) recomputes fair_clock - wait_runtime.
         self._requeue(rq, curr, se, _se(rightmost).fair_key + 1)
-        return "rightmost"
+        return YieldOutcome("rightmost", key_ns=se.fair_key)
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         rq = self.rqs[cpu]
@@ -394,24 +365,52 @@ class Cfs2623Policy:
     def nr_running(self, cpu: int) -> int:
         return len(self.rqs[cpu].timeline)
 
-    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
-        """The tree with the current task first; values projected to ``now_ns`` without charging."""
+    def runqueue_view(self, cpu: int, now_ns: int) -> Cfs2623View:
+        """The tree with the current task first; values projected to ``now_ns`` without charging. Keys
+        are those of the last (re)queue: ``schedule()`` picks the leftmost by them."""
         rq = self.rqs[cpu]
-        fair_clock, rows, curr = rq.fair_clock, [], rq.curr
+        fair_clock, curr = rq.fair_clock, rq.curr
+        rows: list[Cfs2623Entry] = []
+        nxt = rq.timeline.leftmost()
         if curr is not None:
             se = _se(curr)
             wait, delta = se.wait_runtime, now_ns - se.exec_start_ns
             if delta > 0 and rq.load:
                 delta_fair, wait, _ = self._charge(rq, se, delta)
                 fair_clock += delta_fair
-            rows.append(RunqueueEntry(curr.tid, "running", "fair_key", se.fair_key, _wr(wait)))
+            rows.append(Cfs2623Entry(curr.tid, True, curr is nxt, se.fair_key, wait))
         for task in rq.timeline.tasks():
             if task is not curr:
                 se = _se(task)
                 wait = self._limit(se.wait_runtime + self._wait_credit(se, fair_clock))
-                rows.append(RunqueueEntry(task.tid, "queued", "fair_key", se.fair_key, _wr(wait)))
-        return RunqueueView(cpu, tuple(rows), "fair_clock", fair_clock)
+                rows.append(Cfs2623Entry(task.tid, False, task is nxt, se.fair_key, wait))
+        return Cfs2623View(cpu, tuple(rows), fair_clock)
 
 
-def _wr(wait_runtime: int) -> str:
-    return f"wait_runtime {fmt_ms(wait_runtime, signed=True)}"
+# ---- the registry entry ---------------------------------------------------------------------------
+
+
+def describe_yield(tunables: Mapping[str, int]) -> str:
+    if tunables.get(COMPAT_YIELD.key, COMPAT_YIELD.default):
+        return "CFS 2.6.23 with sched_compat_yield: a yield puts the task rightmost, behind every other task."
+    return (
+        "CFS 2.6.23: a yield re-sorts the task in place by its fair key; if it has had less than its "
+        "share it is still first in line and runs again at once."
+    )
+
+
+def describe_landing(outcome: YieldOutcome) -> str:
+    return landing_words(outcome, "fair_key")
+
+
+INFO = PolicyInfo(
+    name="cfs-2.6.23",
+    label="CFS: Linux 2.6.23",
+    kernel="2.6.23.17",
+    source="kernel/sched_fair.c: __update_curr(), entity_tick(), enqueue_sleeper(), yield_task_fair()",
+    factory=Cfs2623Policy,
+    view_kind="cfs-2.6.23",
+    describe_yield=describe_yield,
+    describe_landing=describe_landing,
+    tunables=(COMPAT_YIELD,),
+)

@@ -12,18 +12,20 @@ vslice after ``min_vruntime`` (START_DEBIT). Source: ``kernel/sched_fair.c`` of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_MSEC,
-    RunqueueEntry,
-    RunqueueView,
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
 )
-from model.sched.cfs_2623 import Node, Timeline, check_tunable, fmt_ms
+from model.sched.cfs_2623 import COMPAT_YIELD, check_tunable
+from model.sched.registry import PolicyInfo, landing_words
+from model.sched.timeline import Node, Timeline
+from model.snapshot import YIELD_ALONE, Cfs2624Entry, Cfs2624View, YieldOutcome
 from model.task import Task
 
 LATENCY_NS = 20 * NSEC_PER_MSEC  # sysctl_sched_latency before boot-time scaling
@@ -120,17 +122,18 @@ class Cfs2624Policy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         rq = self.rqs[cpu]
         se = Se2624(weight=nice_to_weight(task.nice), cpu=cpu)
         task.se = se
         self.update_curr(cpu, now_ns)
         self._place_entity(rq, se, initial=True)
-        # SIMPLIFICATION: no child-runs-first vruntime swap with the parent, and no resched: the
-        # machine creates tasks without a parent and task_new cannot ask for a reschedule.
+        # SIMPLIFICATION: no child-runs-first vruntime swap with the parent, and no resched: every
+        # task is created before anything runs (no parent is current) and task_new cannot ask for
+        # a reschedule.
         self._enqueue_entity(rq, task, se)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         rq = self.rqs[cpu]
         se = _se(task)
         if se.cpu != cpu:
@@ -212,24 +215,24 @@ class Cfs2624Policy:
         gran = calc_delta_fair(self.wakeup_granularity_ns, curr.weight)
         return _se(woken).vruntime + gran < curr.vruntime
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
         rq = self.rqs[cpu]
         assert rq.curr is not None
         se = _se(rq.curr)
         if rq.nr_running == 1:
-            return "alone: no-op"
+            return YIELD_ALONE
         if not self.compat_yield:
             # 2.6.24 yield_task_fair(): only update_curr(); put_prev re-inserts by vruntime.
             self.update_curr(cpu, now_ns)
-            return f"in place (vruntime {fmt_ms(se.vruntime)})"
+            return YieldOutcome("in_place", key_ns=se.vruntime)
         rightmost = rq.timeline.rightmost()
         assert rightmost is not None
         right_vruntime = _se(rightmost).vruntime
         if right_vruntime < se.vruntime:
-            return "rightmost (already)"
+            return YieldOutcome("rightmost", "already_rightmost", noop=True, key_ns=se.vruntime)
         # compat: the yielder permanently forfeits its lead: "minimally necessary key value".
         se.vruntime = right_vruntime + 1
-        return f"rightmost (vruntime {fmt_ms(se.vruntime)})"
+        return YieldOutcome("rightmost", key_ns=se.vruntime)
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         rq = self.rqs[cpu]
@@ -255,21 +258,58 @@ class Cfs2624Policy:
     def nr_running(self, cpu: int) -> int:
         return self.rqs[cpu].nr_running
 
-    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
-        """Current task first, then the tree; vruntimes projected to ``now_ns`` without charging."""
+    def runqueue_view(self, cpu: int, now_ns: int) -> Cfs2624View:
+        """Current task first, then the tree; vruntimes projected to ``now_ns`` without charging. At
+        ``schedule()`` the current task goes back in by vruntime, after equal keys, and the leftmost
+        runs: it is picked again only with a vruntime below every other."""
         rq = self.rqs[cpu]
-        min_vruntime, rows = rq.min_vruntime, []
+        min_vruntime = rq.min_vruntime
+        rows: list[Cfs2624Entry] = []
         left = rq.timeline.leftmost()
+        left_vruntime = _se(left).vruntime if left is not None else 0
+        curr_next = False
         if rq.curr is not None:
             se = _se(rq.curr)
-            vruntime = se.vruntime + calc_delta_fair(max(now_ns - se.exec_start_ns, 0), se.weight)
-            floor = vruntime if left is None else min(vruntime, _se(left).vruntime)
+            ran = max(now_ns - se.exec_start_ns, 0)
+            vruntime = se.vruntime + calc_delta_fair(ran, se.weight)
+            floor = vruntime if left is None else min(vruntime, left_vruntime)
             min_vruntime = max(min_vruntime, floor)
-            ran = se.sum_exec_ns + max(now_ns - se.exec_start_ns, 0) - se.prev_sum_exec_ns
-            detail = f"ran {fmt_ms(ran)} of slice {fmt_ms(self.sched_slice(rq, se))}"
-            rows.append(RunqueueEntry(rq.curr.tid, "running", "vruntime", vruntime, detail))
+            curr_next = left is None or vruntime < left_vruntime
+            stint = se.sum_exec_ns + ran - se.prev_sum_exec_ns
+            rows.append(Cfs2624Entry(rq.curr.tid, True, curr_next, vruntime, stint, self.sched_slice(rq, se)))
         for task in rq.timeline.tasks():
-            se = _se(task)
-            detail = f"entity_key {fmt_ms(se.vruntime - min_vruntime, signed=True)}"
-            rows.append(RunqueueEntry(task.tid, "queued", "vruntime", se.vruntime, detail))
-        return RunqueueView(cpu, tuple(rows), "min_vruntime", min_vruntime)
+            picked = task is left and not curr_next
+            rows.append(Cfs2624Entry(task.tid, False, picked, _se(task).vruntime, 0, 0))
+        return Cfs2624View(cpu, tuple(rows), min_vruntime)
+
+
+# ---- the registry entry ---------------------------------------------------------------------------
+
+
+def describe_yield(tunables: Mapping[str, int]) -> str:
+    if tunables.get(COMPAT_YIELD.key, COMPAT_YIELD.default):
+        return (
+            "CFS 2.6.24 with sched_compat_yield: a yield sets vruntime just past the rightmost task: "
+            "the yielder gives up its whole lead."
+        )
+    return (
+        "CFS 2.6.24: a yield only updates statistics; the task loses the CPU only to a task with a "
+        "smaller vruntime."
+    )
+
+
+def describe_landing(outcome: YieldOutcome) -> str:
+    return landing_words(outcome, "vruntime")
+
+
+INFO = PolicyInfo(
+    name="cfs-2.6.24",
+    label="CFS: Linux 2.6.24",
+    kernel="2.6.24",
+    source="kernel/sched_fair.c: update_curr(), place_entity(), check_preempt_tick(), yield_task_fair()",
+    factory=Cfs2624Policy,
+    view_kind="cfs-2.6.24",
+    describe_yield=describe_yield,
+    describe_landing=describe_landing,
+    tunables=(COMPAT_YIELD,),  # the same sysctl, declared once in cfs_2623
+)

@@ -16,23 +16,49 @@ service preempts. ``sched_yield()`` forfeits the rest of the request (vruntime =
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from model.sched.base import (
     NICE_0_LOAD,
-    NSEC_PER_MSEC,
     NSEC_PER_SEC,
-    RunqueueEntry,
-    RunqueueView,
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
 )
+from model.sched.registry import PolicyInfo, Tunable, fmt_ms, landing_words
+from model.snapshot import YIELD_ALONE, EevdfEntry, EevdfView, YieldOutcome
 from model.task import Task
 
 # sysctl_sched_base_slice: 0.70 ms from 6.15 (2ae891b8 "Reduce the default slice to avoid tasks getting
 # an extra tick"); 0.75 ms in 6.6-6.14. Scaled by 1 + ilog2(min(ncpus, 8)) at boot.
 BASE_SLICE_NS = 700_000
+YIELD_FORFEIT = Tunable(
+    key="yield_forfeit",
+    default=1,
+    title="sched_yield()",
+    help="sched_yield() in EEVDF: 0 is yield_task_fair() of 6.6-6.16 (the deadline moves one slice out), "
+    '1 that of 6.17+ (79104becf42b "sched/fair: Forfeit vruntime on yield", also in 6.12.63 and 6.6.y '
+    "stable: the task forfeits the rest of its request)",
+    choices=(
+        (0, "6.6–6.16: deadline a slice later"),
+        (1, "6.17+: forfeits its request"),
+    ),
+    control="radios",
+    about_yield=True,
+)
+RUN_TO_PARITY = Tunable(
+    key="run_to_parity",
+    default=1,
+    title="RUN_TO_PARITY",
+    help="sched_feat(RUN_TO_PARITY): a wakeup does not preempt an eligible current task before it has "
+    "served the request it was picked with",
+    choices=(
+        (0, "off: a wakeup may preempt at once"),
+        (1, "RUN_TO_PARITY\n(no preemption mid-request)"),
+    ),
+)
+YIELD_INELIGIBLE = YieldOutcome("unchanged", "ineligible", noop=True)
 
 
 @dataclass(slots=True, eq=False)
@@ -96,10 +122,6 @@ def _deadline(task: Task) -> int:
     return int(task.se.deadline)
 
 
-def _ms(ns: int) -> str:
-    return f"{ns / NSEC_PER_MSEC:.3f}".rstrip("0").rstrip(".")
-
-
 class EevdfPolicy:
     """Linux 6.6+ EEVDF: eligible-earliest-deadline pick, lag-preserving placement, forfeiting yield."""
 
@@ -110,8 +132,8 @@ class EevdfPolicy:
         self.tick_ns = NSEC_PER_SEC // hz  # TICK_NSEC
         # sched_init_granularity(): SCHED_TUNABLESCALING_LOG, 1 + ilog2(min(ncpus, 8)).
         self.base_slice_ns = BASE_SLICE_NS * cpu_scale_factor(ncpus, cap=8)
-        self.yield_forfeit = True  # 79104becf42b; 0 = 6.6 up to the fix
-        self.run_to_parity = True  # sched_feat(RUN_TO_PARITY), on by default
+        self.yield_forfeit = bool(YIELD_FORFEIT.default)  # 79104becf42b; 0 = 6.6 up to the fix
+        self.run_to_parity = bool(RUN_TO_PARITY.default)  # sched_feat(RUN_TO_PARITY), on by default
         self._rqs = [CfsRq() for _ in range(ncpus)]
 
     # ---- placement and queueing -------------------------------------------------------------------
@@ -119,14 +141,14 @@ class EevdfPolicy:
     def select_task_rq(self, task: Task, now_ns: int) -> int:
         return select_cpu_per_rq(task, self.ncpus, self.nr_running)
 
-    def task_new(self, task: Task, cpu: int, now_ns: int) -> None:
+    def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         # task_fork_fair(): update_curr(), then place_entity(ENQUEUE_INITIAL) with no lag (__sched_fork).
         self.update_curr(cpu, now_ns)
         task.se = EevdfEntity(weight=nice_to_weight(task.nice))
         self._place_entity(self._rqs[cpu], task.se, initial=True)
         self._rqs[cpu].add(task)
 
-    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool) -> None:
+    def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         # enqueue_entity(): update_curr(), place_entity() from the saved lag, __enqueue_entity().
         self.update_curr(cpu, now_ns)
         self._place_entity(self._rqs[cpu], task.se, initial=False)
@@ -198,26 +220,28 @@ class EevdfPolicy:
             return True
         return self._pick_eevdf(rq, protect=self.run_to_parity) is woken
 
-    def yield_task(self, cpu: int, now_ns: int) -> str:
+    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
         rq = self._rqs[cpu]
         if rq.curr is None:
             raise RuntimeError(f"yield on cpu {cpu} with no current task")
         if not rq.queued:  # yield_task_fair(): "Are we the only task in the tree?"
-            return "alone: no-op"
+            return YIELD_ALONE
         self.update_curr(cpu, now_ns)
         se: EevdfEntity = rq.curr.se
         vslice = calc_delta_fair(self.base_slice_ns, se)
         if not self.yield_forfeit:
-            se.deadline += vslice  # 6.6 .. 2025: still eligible, the deadline moves one slice on
-            return f"deadline +{_ms(vslice)} ms"
+            se.deadline += vslice  # 6.6-6.16: still eligible, the deadline moves one slice on
+            return YieldOutcome(
+                "later_deadline", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=vslice
+            )
         if not self._eligible(rq, se):
-            return "ineligible: no-op"  # 79104becf42b forfeits only while eligible
+            return YIELD_INELIGIBLE  # 79104becf42b forfeits only while eligible
         # 79104becf42b: "forfeits the rest of its request": vruntime jumps to the deadline.
         forfeited = se.deadline - se.vruntime
         se.vruntime = se.deadline
         se.deadline += vslice
         self._update_min_vruntime(rq)
-        return f"forfeit: vruntime → deadline (+{_ms(forfeited)} ms)"
+        return YieldOutcome("forfeit", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=forfeited)
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         """Alone: no bound. Forfeiting: 0, as each yield moves vruntime a request on, however little time
@@ -255,9 +279,8 @@ class EevdfPolicy:
             self.yield_forfeit = bool(value)
         elif key == "run_to_parity":
             self.run_to_parity = bool(value)
-        elif key != "compat_yield":  # gone since 2.6.39: accepted, no effect
-            allowed = "compat_yield, run_to_parity, yield_forfeit"
-            raise KeyError(f"unknown EEVDF tunable {key!r}; allowed: {allowed}")
+        else:
+            raise KeyError(f"EEVDF has no tunable {key!r}; its tunables: run_to_parity, yield_forfeit")
 
     # ---- views ------------------------------------------------------------------------------------
 
@@ -265,23 +288,31 @@ class EevdfPolicy:
         rq = self._rqs[cpu]
         return len(rq.queued) + (rq.curr is not None)
 
-    def runqueue_view(self, cpu: int, now_ns: int) -> RunqueueView:
-        """As of the last update_curr() (a view must not charge time: snapshots would change the run)."""
+    def runqueue_view(self, cpu: int, now_ns: int) -> EevdfView:
+        """As of the last update_curr() (a view must not charge time: snapshots would change the run).
+        ``picks_next`` is ``pick_eevdf()`` as ``schedule()`` calls it, the current entity put back."""
         rq = self._rqs[cpu]
         avg, sums = self._avg_vruntime(rq), self._load(rq)
-        rows = [self._row(rq.curr, "running", avg)] if rq.curr is not None else []
-        groups = [("eligible" if self._eligible(rq, t.se, sums) else "ineligible", t) for t in rq.queued]
-        groups.sort(key=lambda g: (g[0] != "eligible", _deadline(g[1])))
-        rows += [self._row(task, group, avg) for group, task in groups]
-        return RunqueueView(cpu, tuple(rows), clock_name="avg_vruntime", clock=avg)
+        nxt = self._pick_eevdf(rq, protect=False)
+        rows = [self._entry(rq, rq.curr, nxt, avg, sums)] if rq.curr is not None else []
+        queued = [self._entry(rq, t, nxt, avg, sums) for t in rq.queued]
+        rows += sorted(queued, key=lambda e: (not e.eligible, e.deadline_ns))
+        return EevdfView(cpu, tuple(rows), rq.min_vruntime, avg)
 
     # ---- helpers ----------------------------------------------------------------------------------
 
-    def _row(self, task: Task, group: str, avg: int) -> RunqueueEntry:
+    def _entry(self, rq: CfsRq, task: Task, nxt: Task | None, avg: int, sums: tuple[int, int]) -> EevdfEntry:
         se: EevdfEntity = task.se
-        lag = avg - se.vruntime
-        detail = f"vruntime {_ms(se.vruntime)} ms, lag {'+' if lag >= 0 else ''}{_ms(lag)} ms"
-        return RunqueueEntry(task.tid, group, "deadline", se.deadline, detail)
+        return EevdfEntry(
+            tid=task.tid,
+            running=task is rq.curr,
+            picks_next=task is nxt,
+            vruntime_ns=se.vruntime,
+            deadline_ns=se.deadline,
+            lag_ns=avg - se.vruntime,
+            slice_ns=self.base_slice_ns,
+            eligible=self._eligible(rq, se, sums),
+        )
 
     @staticmethod
     def _load(rq: CfsRq) -> tuple[int, int]:
@@ -351,3 +382,39 @@ class EevdfPolicy:
         if best is None:  # "EEVDF scheduling fail, picking leftmost"
             best = min(rq.queued, key=_deadline)
         return best
+
+
+# ---- the registry entry ---------------------------------------------------------------------------
+
+
+def describe_yield(tunables: Mapping[str, int]) -> str:
+    if tunables.get(YIELD_FORFEIT.key, YIELD_FORFEIT.default):
+        return (
+            "EEVDF (6.17+): a yield forfeits the rest of the request: vruntime jumps to the deadline and "
+            "the deadline moves one slice on, so the task is usually no longer eligible and the others run."
+        )
+    return (
+        "EEVDF (6.6–6.16): a yield pushes the task's virtual deadline one slice further out; it stays "
+        "eligible, and runs again at once while nobody else is eligible."
+    )
+
+
+def describe_landing(outcome: YieldOutcome) -> str:
+    if outcome.reason:
+        return landing_words(outcome, "vruntime")
+    if outcome.landing == "forfeit":
+        return f"forfeit: vruntime → deadline (+{fmt_ms(outcome.moved_ns)})"
+    return f"later deadline (+{fmt_ms(outcome.moved_ns)})"
+
+
+INFO = PolicyInfo(
+    name="eevdf",
+    label="EEVDF: Linux 6.6+",
+    kernel="6.6+ (with 79104becf42b)",
+    source="kernel/sched/fair.c: pick_eevdf(), update_deadline(), place_entity(), yield_task_fair()",
+    factory=EevdfPolicy,
+    view_kind="eevdf",
+    describe_yield=describe_yield,
+    describe_landing=describe_landing,
+    tunables=(YIELD_FORFEIT, RUN_TO_PARITY),
+)

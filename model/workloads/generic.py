@@ -2,8 +2,10 @@
 
 A producer makes an item every ``run_us`` of CPU and puts it in a bounded channel; its consumer
 takes items, spending ``run_us`` on each, and waits for more in one of three ways (``sync``): on a
-condition variable, by polling with ``sched_yield()``, or by polling with ``usleep(0)``. The
-producer blocks on a condition variable while the channel is full.
+condition variable, by polling with ``sched_yield()``, or by polling with ``usleep(0)`` (which waits
+for the next tick without high-resolution timers and returns at once with them: a busy poll). The
+producer blocks on a condition variable while the channel is full. Every task is forked by the
+scenario's spawning context (``Machine.spawn``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from model.actions import Compute, CondVar, Nanosleep, Program, SchedYield, Sign
 from model.machine import Machine
 from model.scenario import TaskSpec
 from model.task import Task
+from model.workloads.script import Scripts
 
 US = 1_000
 POLL_CHECK_NS = 500  # CPU of one poll of the channel
@@ -75,7 +78,10 @@ def _producer(spec: TaskSpec, ch: Channel) -> Callable[[Task], Program]:
     return program
 
 
-def _consumer(spec: TaskSpec, ch: Channel) -> Callable[[Task], Program]:
+def _consumer(spec: TaskSpec, ch: Channel, machine: Machine) -> Callable[[Task], Program]:
+    # usleep(0) with high-resolution timers returns at once (Machine._nanosleep): a busy poll.
+    busy_poll_ns = POLL_CHECK_NS + machine.syscall_ns
+
     def program(task: Task) -> Program:
         while True:
             while ch.count == 0:
@@ -83,9 +89,11 @@ def _consumer(spec: TaskSpec, ch: Channel) -> Callable[[Task], Program]:
                     yield Wait(ch.not_empty)
                 elif spec.sync == "sched_yield":
                     yield Spin(ch.has_items, ch, POLL_CHECK_NS)
-                else:
+                elif machine.usleep0_sleeps():
                     yield Compute(POLL_CHECK_NS)
                     yield Nanosleep(0)
+                else:
+                    yield Spin(ch.has_items, ch, busy_poll_ns, yield_each=False)
             ch.count -= 1
             ch.consumed += 1
             ch.changed()
@@ -100,6 +108,7 @@ def spawn_tasks(
 ) -> dict[str, Channel]:
     """Spawn every ``[[tasks]]`` entry; ``senders`` builds a packet sender's program. Returns the channels."""
     channels: dict[str, Channel] = {}
+    scripts = Scripts(machine, specs)
     for spec in specs:
         for i in range(spec.count):
             name = spec.name if spec.count == 1 else f"{spec.name}.{i}"
@@ -114,7 +123,9 @@ def spawn_tasks(
                 if ch is None:
                     ch = channels[spec.channel] = Channel(spec.channel, spec.slots)
                     machine.watch(ch)
-                program = _producer(spec, ch) if spec.kind == "producer" else _consumer(spec, ch)
+                program = _producer(spec, ch) if spec.kind == "producer" else _consumer(spec, ch, machine)
+            elif spec.kind == "script":
+                program = scripts.program(spec)
             else:
                 program = {"hog": _hog, "yielder": _yielder, "sleeper": _sleeper}[spec.kind](spec)
             machine.spawn(name, program, spec.nice, cpu, role=spec.kind)

@@ -1,0 +1,47 @@
+"""Numbers as a class reads them: durations in the best unit, 1-2-5 axis steps, short counts."""
+
+from __future__ import annotations
+
+import math
+
+
+def _num(v: float) -> str:
+    if abs(v) >= 100 or v == int(v):
+        return f"{v:.0f}"
+    return f"{v:.1f}".rstrip("0").rstrip(".") if abs(v) >= 10 else f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def format_duration(ns: float) -> str:
+    """A duration in the unit a class reads best: "500 µs", "2.5 ms", "1.2 s"."""
+    a = abs(ns)
+    if a == 0:
+        return "0"
+    if a < 1_000:
+        return f"{_num(ns)} ns"
+    if a < 999_500:
+        return f"{_num(ns / 1e3)} µs"
+    if a < 999_500_000:
+        return f"{_num(ns / 1e6)} ms"
+    return f"{_num(ns / 1e9)} s"
+
+
+def signed_duration(rel_ns: float) -> str:
+    """A signed offset from a clock: "−2 ms", "0", "+500 µs"."""
+    return "0" if rel_ns == 0 else ("+" if rel_ns > 0 else "−") + format_duration(abs(rel_ns))
+
+
+def nice_step(span: float, max_ticks: int) -> float:
+    """The smallest 1-2-5 × 10^k step that cuts ``span`` into at most ``max_ticks`` intervals."""
+    raw = max(span, 1e-12) / max(max_ticks, 1)
+    base = float(10.0 ** math.floor(math.log10(raw)))
+    for m in (1, 2, 5, 10):
+        if m * base >= raw * (1 - 1e-9):
+            return m * base
+    return 10 * base  # pragma: no cover
+
+
+def short_count(n: int) -> str:
+    """A count in at most four characters or so, for narrow bars: 918_600 → "919k"."""
+    if abs(n) >= 1_000_000:
+        return f"{n / 1e6:.1f}M"
+    return f"{n / 1e3:.0f}k" if abs(n) >= 1000 else str(n)

@@ -1,0 +1,255 @@
+"""The pyqtgraph items the graphs panel is built from: projector-legible plots with their legend row,
+per-interval step curves, stacked step areas, and the markers that show when a setting was toggled.
+
+Each item is created once and fed numpy arrays; nothing here knows about snapshots or the model.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyqtgraph as pg
+from numpy.typing import NDArray
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QFont, QPainter, QPainterPath
+from PySide6.QtWidgets import QGraphicsLayout, QSizePolicy
+
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+
+NS_PER_S = 1_000_000_000
+TITLE_SIZE = "13pt"
+
+
+def panel_font(point_size: int) -> QFont:
+    font = QFont()
+    font.setPointSize(point_size)
+    return font
+
+
+class CountAxis(pg.AxisItem):  # type: ignore[misc]
+    """A y axis that writes counts the way the bars do ("2 M", not "2e+06")."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [
+            f"{v / 1e6:g} M" if abs(v) >= 1e6 else f"{v / 1e3:g} k" if abs(v) >= 1e4 else f"{v:g}"
+            for v in values
+        ]
+
+
+class LegendRow(pg.LegendItem):  # type: ignore[misc]
+    """A legend laid out under its plot, so it never hides data: ``columns`` entries a row, as wide as
+    its graph and never wider (an entry that does not fit is clipped, not allowed to widen the graph)."""
+
+    ROW_PX = 24.0
+
+    def __init__(self, columns: int) -> None:
+        super().__init__(colCount=columns, labelTextSize="11pt", labelTextColor=palette.TEXT, frame=False)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setFlag(self.GraphicsItemFlag.ItemClipsChildrenToShape)
+        self.layout.setContentsMargins(4.0, 0.0, 4.0, 0.0)
+
+    def addItem(self, item: object, name: str) -> None:
+        super().addItem(item, name)
+        self.items[-1][1].setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # packed left
+
+    def updateSize(self) -> None:  # the enclosing layout places it (the base class would move it to 0, 0)
+        rows = -(-len(self.items) // max(self.columnCount, 1))
+        row_px = max([self.ROW_PX] + [label.item.boundingRect().height() for _s, label in self.items])
+        self.setMinimumHeight(row_px * max(rows, 1))
+        self.setMaximumHeight(row_px * max(rows, 1))
+        self.setMinimumWidth(0.0)
+        self.setMaximumWidth(1e6)  # as wide as its graph, whatever its entries ask for
+        self.updateGeometry()
+        cell = self.parentLayoutItem()  # re-lay out the graph's cell now, not at the next event loop
+        if isinstance(cell, QGraphicsLayout):  # turn: an export may grab before that
+            cell.activate()
+
+
+def _let_shrink(label: pg.LabelItem) -> None:
+    """Let a title be clipped rather than widen its graph past the panel (LabelItem pins its width)."""
+    pin = label.updateMin
+
+    def update_min() -> None:
+        pin()
+        label.setMinimumWidth(0.0)
+        label._sizeHint[Qt.SizeHint.MinimumSize] = (0.0, label._sizeHint[Qt.SizeHint.MinimumSize][1])
+
+    label.updateMin = update_min
+    label.updateMin()
+
+
+def make_plot(
+    title: str, y_label: str, time_axis: bool = True, legend_columns: int = 4
+) -> tuple[pg.PlotItem, pg.GraphicsLayout]:
+    """A white, projector-legible plot the mouse cannot pan, with its legend row under it, in one
+    layout cell. ``time_axis``: x is simulated seconds; otherwise y counts packets (the bars)."""
+    axes = {} if time_axis else {"left": CountAxis("left")}
+    plot = pg.PlotItem(axisItems=axes)
+    plot.setTitle(title, size=TITLE_SIZE, color=palette.TEXT)
+    _let_shrink(plot.titleLabel)
+    plot.setMenuEnabled(False)
+    plot.setMouseEnabled(x=False, y=False)
+    plot.hideButtons()
+    # Horizontal grid lines only, at the labelled ticks: semi-transparent grid lines are most of a
+    # graph's paint time, and the toggle markers already mark the moments that matter on the time axis.
+    plot.showGrid(x=False, y=True, alpha=0.25)
+    plot.getAxis("left").setStyle(maxTickLevel=0)
+    pen = pg.mkPen(palette.TEXT)
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        axis.setTickFont(panel_font(11))
+        axis.setPen(pen)
+        axis.setTextPen(pen)
+    plot.getAxis("left").setWidth(60)  # fixed: labels show on the first frame, and the graphs line up
+    style = {"font-size": "11pt", "color": palette.TEXT.name()}
+    plot.setLabel("left", y_label, **style)
+    cell = pg.GraphicsLayout()
+    cell.layout.setContentsMargins(0, 0, 0, 0)
+    cell.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # columns share equally
+    cell.addItem(plot, row=0, col=0)
+    if time_axis:
+        plot.setLabel("bottom", "simulated time (s)", **style)
+    plot.legend = LegendRow(legend_columns)
+    cell.addItem(plot.legend, row=1, col=0)
+    return plot, cell
+
+
+def step_curve(**opts: object) -> pg.PlotCurveItem:
+    """A curve of per-interval values: x holds the interval edges, one more than the values."""
+    return pg.PlotCurveItem(x=np.zeros(1), y=np.zeros(0), stepMode="center", skipFiniteCheck=True, **opts)
+
+
+def fill_legend_sample(brush: QBrush) -> pg.BarGraphItem:
+    """A legend swatch for a filled area (the legend draws bar items as a filled square)."""
+    return pg.BarGraphItem(x=[0.0], height=[0.0], width=1.0, brush=brush, pen=pg.mkPen(palette.TEXT))
+
+
+class ToggleMarkers:
+    """Dashed vertical lines, labelled at the top, at the moments a setting was toggled on one graph.
+
+    The lines come from a pool that only grows to the number of markers shown at once, so a long run
+    with many toggles never creates an item per frame; ``clear()`` (on reset) removes them.
+    """
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        self.plot = plot
+        self.lines: list[pg.InfiniteLine] = []
+        self.shown: list[tuple[int, str]] = []
+
+    def update(self, marks: list[tuple[int, str]]) -> None:
+        if marks == self.shown:
+            return
+        line_h = min(0.25, 20.0 / max(self.plot.getViewBox().height(), 1.0))  # one text line, in view
+
+        while len(self.lines) < len(marks):
+            line = pg.InfiniteLine(
+                angle=90,
+                pen=pg.mkPen(palette.TEXT, width=2, style=Qt.PenStyle.DashLine),
+                label=" ",
+                labelOpts={"color": palette.TEXT, "anchors": [(0, 0.5), (0, 0.5)]},
+            )
+            line.label.setFont(panel_font(11))
+            self.plot.addItem(line, ignoreBounds=True)
+            self.lines.append(line)
+        for i, line in enumerate(self.lines):
+            line.setVisible(i < len(marks))
+            if i < len(marks):
+                t_ns, text = marks[i]
+                line.setValue(t_ns / NS_PER_S)
+                line.label.setFormat(text.replace("{", "{{").replace("}", "}}"))
+                line.label.setPosition(1.0 - line_h * (0.6 + i % 2))  # neighbours' labels at two heights
+        self.shown = list(marks)
+
+    def labels(self) -> list[tuple[float, str]]:
+        """The markers on screen: (time in s, label)."""
+        return [(ln.value(), ln.label.toPlainText()) for ln in self.lines if ln.isVisible()]
+
+    def clear(self) -> None:
+        for line in self.lines:
+            self.plot.removeItem(line)
+        self.lines, self.shown = [], []
+
+
+class BarToggleTicks:
+    """On the dequeue bars: for each recent toggle, a dashed tick across every CPU's bar at that CPU's
+    count when the setting changed (so what stands above the tick came after), named in the legend."""
+
+    STYLES = (Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
+
+    def __init__(self, plot: pg.PlotItem) -> None:
+        self.plot = plot
+        self.curves: list[pg.PlotCurveItem] = []
+        self.shown: list[str] = []
+
+    def update(self, ticks: list[tuple[str, NDArray[np.int64]]]) -> None:
+        while len(self.curves) < len(ticks):
+            style = self.STYLES[len(self.curves) % len(self.STYLES)]
+            self.curves.append(pg.PlotCurveItem(pen=pg.mkPen(palette.TEXT, width=3, style=style)))
+            self.plot.addItem(self.curves[-1], ignoreBounds=True)
+        for i, curve in enumerate(self.curves):
+            curve.setVisible(i < len(ticks))
+            if i < len(ticks):
+                n = np.arange(len(ticks[i][1]), dtype=np.float64)
+                x = np.column_stack([n - 0.4, n + 0.4]).ravel()
+                curve.setData(x, np.repeat(ticks[i][1], 2).astype(np.float64), connect="pairs")
+        labels = [label for label, _counts in ticks]
+        if labels != self.shown and self.plot.legend is not None:
+            for curve in self.curves:
+                self.plot.legend.removeItem(curve)
+            for curve, label in zip(self.curves, labels, strict=False):
+                self.plot.legend.addItem(curve, f"counts when {label}")
+        self.shown = labels
+
+    def labels(self) -> list[str]:
+        """The toggles marked on the bars, oldest first."""
+        return list(self.shown)
+
+    def clear(self) -> None:
+        for curve in self.curves:
+            self.plot.removeItem(curve)
+            if self.plot.legend is not None:
+                self.plot.legend.removeItem(curve)
+        self.curves, self.shown = [], []
+
+
+class StackedSteps(pg.GraphicsObject):  # type: ignore[misc]
+    """Stacked areas over sampling intervals: area ``k`` lies between ``levels[k]`` and ``levels[k + 1]``.
+
+    One item draws every area with its own brush, so patterned brushes (softirq hatching) never let
+    another area show through, and one frame costs one path per area, built with numpy.
+    """
+
+    def __init__(self, brushes: list[QBrush]) -> None:
+        super().__init__()
+        self.brushes = brushes
+        self.paths: list[QPainterPath] = []
+        self.levels: NDArray[np.float64] = np.zeros((len(brushes) + 1, 0))
+        self._rect = QRectF()
+        self._pen = pg.mkPen(palette.TEXT, width=0.5)
+
+    def setData(self, edges: NDArray[np.float64], levels: NDArray[np.float64]) -> None:
+        """``edges``: n + 1 interval boundaries; ``levels``: (areas + 1, n) boundaries, bottom first."""
+        self.levels = levels
+        x = np.repeat(edges, 2)[1:-1]  # e0 e1 e1 e2 e2 ... en: each interval as a flat step
+        ring_x = np.concatenate([x, x[::-1]])
+        self.paths = []
+        for lower, upper in itertools.pairwise(levels):
+            ring_y = np.concatenate([np.repeat(upper, 2), np.repeat(lower, 2)[::-1]])
+            path = pg.arrayToQPath(ring_x, ring_y) if len(ring_x) else QPainterPath()
+            path.closeSubpath()
+            self.paths.append(path)
+        self.prepareGeometryChange()
+        if len(edges) > 1:
+            self._rect = QRectF(edges[0], levels.min(), edges[-1] - edges[0], levels.max() - levels.min())
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self._rect
+
+    def paint(self, p: QPainter, *args: object) -> None:
+        p.setPen(self._pen)
+        for path, brush in zip(self.paths, self.brushes, strict=False):
+            p.setBrush(brush)
+            p.drawPath(path)

@@ -1,0 +1,63 @@
+"""Where a yield landing's label and arrow go: free spots beside a ring, curved arrows (no widget)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPointF, QRectF, QSize
+
+
+def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]) -> QRectF:
+    """The spot for a label of ``size`` nearest to ``ring`` (beside it on its row first, then on rows
+    further up or down) inside ``bounds`` that overlaps nothing ``taken``; beside the ring if none is."""
+    w, h = size.width(), size.height()
+    want = (ring.right() + 6, ring.left() - w - 6)
+    boxes = [(t.left(), t.top(), t.right(), t.bottom()) for t in taken]
+    best: tuple[float, float, float] | None = None  # (cost, x, y)
+    for y, penalty in _label_rows(ring, h, bounds):
+        if best is not None and penalty >= best[0]:
+            break  # rows come nearest first
+        blocked = sorted(
+            (left - w, right) for left, top, right, bottom in boxes if bottom > y and top < y + h
+        )
+        for x in _free_xs(bounds.left(), bounds.right() - w, blocked, want):
+            cost = penalty + min(abs(x - want[0]), abs(x - want[1]))
+            if best is None or cost < best[0]:
+                best = (cost, x, y)
+    if best is None:
+        x = min(max(want[0], bounds.left()), bounds.right() - w)
+        return QRectF(x, ring.center().y() - h / 2, w, h)
+    return QRectF(best[1], best[2], w, h)
+
+
+def _label_rows(ring: QRectF, h: float, bounds: QRectF) -> list[tuple[float, float]]:
+    """Label rows (top y, penalty), nearest first: the ring's own, then one row up and down, and so on."""
+    rows = [(ring.center().y() - h / 2, 0.0)]
+    for k in range(int(bounds.height() // (h + 4)) + 1):
+        rows += [
+            (ring.top() - (h + 4) * (k + 1) + 2, 40.0 * (k + 1)),
+            (ring.bottom() + 2 + (h + 4) * k, 40.0 * (k + 1)),
+        ]
+    return [(y, pen) for y, pen in rows if bounds.top() <= y and y + h <= bounds.bottom()]
+
+
+def _free_xs(
+    lo: float, hi: float, blocked: list[tuple[float, float]], want: tuple[float, ...]
+) -> list[float]:
+    """For each gap of [lo, hi] outside the sorted open intervals ``blocked``, its points nearest ``want``."""
+    gaps, start = [], lo
+    for b0, b1 in blocked:
+        if b0 >= start:
+            gaps.append((start, min(b0, hi)))
+        start = max(start, b1)
+    gaps.append((start, hi))
+    return [min(max(x, g0), g1) for g0, g1 in gaps if g0 <= g1 for x in want]
+
+
+def arrow_control(a: QPointF, b: QPointF) -> QPointF:
+    """Control point of a curved arrow from a to b: bulging to its left (up for a rightward move)."""
+    dx, dy = b.x() - a.x(), b.y() - a.y()
+    length = math.hypot(dx, dy) or 1.0
+    bulge = min(max(0.3 * length, 20.0), 60.0)
+    return QPointF((a.x() + b.x()) / 2 + bulge * dy / length, (a.y() + b.y()) / 2 - bulge * dx / length)

@@ -1,0 +1,137 @@
+"""What each CPU lane remembers: merged task segments, interrupts and yields, and their pixel runs.
+
+Pure Python, no Qt: the CPU lanes panel feeds ``LaneHistory`` the switch, interrupt and yield trace
+records of each snapshot, and ``pixel_runs`` turns a window of it into at most one run per pixel column.
+Segments shorter than a merge quantum (a fraction of a pixel) are merged as they arrive, so that a
+fast-forward frame of thousands of records costs little; the history is bounded in count and pruned
+by time.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+HISTORY_MAX = 4096  # segments (and interrupts) kept per CPU
+YIELDS_MAX = 2048
+HARDIRQ, SOFTIRQ, IDLE = -1, -2, 0  # segment codes; a positive code is a tid
+
+
+def time_to_x(t_ns: float, now_ns: int, window_ns: int, x0: float, width: float) -> float:
+    """x of instant ``t_ns`` on a strip whose right edge is ``now_ns`` and which spans ``window_ns``."""
+    return x0 + width * (1.0 - (now_ns - t_ns) / window_ns)
+
+
+def pixel_runs(
+    segments: Iterable[tuple[int, int, int]], now_ns: int, window_ns: int, x0: float, width: float
+) -> list[tuple[int, int, int]]:
+    """Clip time-ordered ``(start, end, code)`` segments to the window and turn them into integer pixel
+    runs ``(xa, xb, code)``: at least one pixel each, each pixel column owned once, equal neighbours
+    merged. Many sub-pixel segments thus cost one run per column at most."""
+    lo = now_ns - window_ns
+    out: list[tuple[int, int, int]] = []
+    last = -(10**9)  # first free pixel column
+    for start, end, code in segments:
+        if end <= lo or start >= now_ns:
+            continue
+        xa = round(time_to_x(max(start, lo), now_ns, window_ns, x0, width))
+        xb = max(round(time_to_x(min(end, now_ns), now_ns, window_ns, x0, width)), xa + 1)
+        xa = max(xa, last)
+        if xb <= xa:
+            continue  # its column is already drawn
+        if out and out[-1][2] == code and out[-1][1] == xa:
+            out[-1] = (out[-1][0], xb, code)
+        else:
+            out.append((xa, xb, code))
+        last = xb
+    return out
+
+
+def yield_columns(
+    yields: Iterable[tuple[int, bool]], now_ns: int, window_ns: int, x0: float, width: float
+) -> list[tuple[int, bool]]:
+    """One mark per pixel column that saw a yield; a column is "switched" if any of its yields switched."""
+    cols: dict[int, bool] = {}
+    lo = now_ns - window_ns
+    for t, switched in yields:
+        if lo <= t <= now_ns:
+            x = round(time_to_x(t, now_ns, window_ns, x0, width))
+            cols[x] = cols.get(x, False) or switched
+    return sorted(cols.items())
+
+
+class LaneHistory:
+    """The recent past of one CPU: task segments, interrupts and yields, bounded in count.
+
+    Segments shorter than the merge quantum accumulate in a bucket that is emitted, once it spans a
+    quantum, as one segment of the code that had most of its time.
+    """
+
+    def __init__(self, maxlen: int = HISTORY_MAX) -> None:
+        self.segments: deque[tuple[int, int, int]] = deque(maxlen=maxlen)
+        self.irqs: deque[tuple[int, int, int]] = deque(maxlen=maxlen)
+        self.yields: deque[tuple[int, bool]] = deque(maxlen=YIELDS_MAX)
+        self.open_code: int | None = None  # what runs since open_start (None: not known yet)
+        self.open_start = 0
+        self._bucket: dict[int, int] = {}
+        self._bucket_span = (0, 0)
+
+    def switch(self, t_ns: int, tid: int, prev_tid: int, quantum_ns: int) -> None:
+        if self.open_code is None:
+            self.open_code, self.open_start = prev_tid, t_ns
+        self.add(self.open_start, t_ns, self.open_code, quantum_ns)
+        self.open_code, self.open_start = tid, t_ns
+
+    def add(self, start: int, end: int, code: int, quantum_ns: int) -> None:
+        if end <= start:
+            return
+        b0, b1 = self._bucket_span
+        if self._bucket and (start - b1 > quantum_ns or end - start >= quantum_ns):
+            self._flush()
+        if end - start >= quantum_ns:
+            self._append(start, end, code)
+            return
+        if not self._bucket:
+            b0 = start
+        self._bucket[code] = self._bucket.get(code, 0) + end - start
+        self._bucket_span = (b0, end)
+        if end - b0 >= quantum_ns:
+            self._flush()
+
+    def _flush(self) -> None:
+        code = max(self._bucket, key=self._bucket.__getitem__)
+        self._bucket = {}
+        self._append(*self._bucket_span, code)
+
+    def _append(self, start: int, end: int, code: int) -> None:
+        segs = self.segments
+        if segs and segs[-1][2] == code and start - segs[-1][1] <= 0:
+            segs[-1] = (segs[-1][0], end, code)
+        else:
+            segs.append((start, end, code))
+
+    def irq(self, start: int, hard_ns: int, soft_ns: int) -> None:
+        self.irqs.append((start, start + hard_ns, start + hard_ns + soft_ns))
+
+    def prune(self, before_ns: int) -> None:
+        while self.segments and self.segments[0][1] < before_ns:
+            self.segments.popleft()
+        while self.irqs and self.irqs[0][2] < before_ns:
+            self.irqs.popleft()
+        while self.yields and self.yields[0][0] < before_ns:
+            self.yields.popleft()
+
+    def task_segments(self, now_ns: int) -> list[tuple[int, int, int]]:
+        """Closed segments plus the open one, up to ``now_ns``."""
+        out = list(self.segments)
+        if self.open_code is not None and now_ns > self.open_start:
+            out.append((self.open_start, now_ns, self.open_code))
+        return out
+
+    def irq_segments(self) -> list[tuple[int, int, int]]:
+        out: list[tuple[int, int, int]] = []
+        for start, hard_end, end in self.irqs:
+            out.append((start, hard_end, HARDIRQ))
+            if end > hard_end:
+                out.append((hard_end, end, SOFTIRQ))
+        return out

@@ -1,0 +1,1 @@
+"""The window's panels, one file each: ``render(snapshot)`` draws, signals go up, no model state kept."""

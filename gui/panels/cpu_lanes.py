@@ -1,0 +1,418 @@
+"""CPU lanes: one lane per CPU showing what runs now and a scrolling Gantt strip of the recent past.
+
+The panel keeps a bounded history per CPU (``gui.draw.lane_history.LaneHistory``) built from the switch,
+interrupt and yield trace records of each snapshot, and picks the width of its window of simulated time
+from the density of those records unless told one. ``render`` turns the history into pixel runs once
+per frame; ``paintEvent`` only draws them. Hardirq time is black, softirq hatched, both over the lower
+part of the task they interrupted; idle is blank; yields are ticks above the strip.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Sequence
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPen,
+    QPolygonF,
+)
+from PySide6.QtWidgets import QWidget
+
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+from gui.draw.formats import format_duration, nice_step
+from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, time_to_x, yield_columns
+from gui.panels.base import SnapshotPanel
+from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
+
+# Window widths offered by the automatic choice (a 1-2-5 ladder, 100 µs .. 10 s).
+WINDOW_LADDER_NS: tuple[int, ...] = (*(m * 10**e for e in range(5, 10) for m in (1, 2, 5)), 10**10)
+DEFAULT_WINDOW_NS = 50_000_000
+TARGET_RECORDS_IN_WINDOW = 60  # switches + interrupts a lane should show, for the automatic width
+MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they arrive
+
+Runs = list[tuple[int, int, int]]  # pixel runs (x0, x1, code)
+LaneRuns = tuple[Runs, Runs, list[tuple[int, bool]]]  # tasks, interrupts, yield marks
+
+YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
+LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 28, 30, 250, 8, 10
+MIN_LANE_H = 30.0
+
+
+# ---- pure helpers ---------------------------------------------------------------------------------
+
+
+def axis_ticks(window_ns: int, max_ticks: int) -> list[int]:
+    """Tick offsets from now (0, -step, -2·step, …) that fit in the window."""
+    step = int(nice_step(window_ns, max_ticks))
+    return [-k * step for k in range(window_ns // step + 1)]
+
+
+def choose_window_ns(rate_per_ns: float, current_ns: int) -> int:
+    """A ladder width showing about TARGET_RECORDS_IN_WINDOW records; sticky within a factor 2.5."""
+    if rate_per_ns <= 0:
+        return current_ns
+    ideal = TARGET_RECORDS_IN_WINDOW / rate_per_ns
+    if 0.4 < ideal / current_ns < 2.5:
+        return current_ns
+    return min(WINDOW_LADDER_NS, key=lambda w: abs(math.log(w / ideal)))
+
+
+def lane_height(avail_px: float, ncpus: int) -> float:
+    return max(MIN_LANE_H, min(110.0, avail_px / max(ncpus, 1)))
+
+
+def text_on(color: QColor) -> QColor:
+    """Dark or white text, whichever reads on ``color``."""
+    lum = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
+    return palette.TEXT if lum > 140 else palette.BACKGROUND
+
+
+@functools.lru_cache(maxsize=256)
+def code_brush(code: int) -> QBrush:
+    """The brush of a segment code (a tid, or idle / hardirq / softirq), made once."""
+    if code > 0:
+        return QBrush(palette.task_color(code), palette.task_pattern(code))
+    state = {HARDIRQ: "hardirq", SOFTIRQ: "softirq"}.get(code, "idle")
+    return QBrush(palette.STATE_COLORS[state], palette.STATE_PATTERNS[state])
+
+
+# ---- the panel ------------------------------------------------------------------------------------
+
+
+class CpuLanesPanel(SnapshotPanel):
+    """One lane per CPU: the task running now, need_resched, the dequeuer token, and a Gantt strip."""
+
+    task_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setMinimumSize(480, 120)
+        self._font = QFont(self.font().family(), 11)
+        self._bold = QFont(self._font)
+        self._bold.setBold(True)
+        self._big = QFont(self._bold)
+        self._big.setPointSize(13)
+        self._fixed_window_ns: int | None = None
+        self.reset()
+
+    # ---- public API ---------------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Forget all history (after a restart)."""
+        self.lanes: list[LaneHistory] = []
+        self._names: dict[int, str] = {}
+        self._cpus: tuple[CpuView, ...] = ()
+        self._now_ns = 0
+        self._last_t: int | None = None
+        self._auto_window_ns = DEFAULT_WINDOW_NS
+        self._density = (0.0, 0.0)  # (records, ns), decayed over about one window of simulated time
+        self._dequeuer = -1
+        self._layout_size = QSize()
+        self._runs: list[LaneRuns] = []
+        self.update()
+
+    def set_window_ns(self, window_ns: int | None) -> None:
+        """Show the last ``window_ns`` of simulated time; ``None`` or 0 chooses from the event density."""
+        self._fixed_window_ns = int(window_ns) if window_ns else None
+        self._relayout()
+
+    @property
+    def window_ns(self) -> int:
+        return self._fixed_window_ns or self._auto_window_ns
+
+    @property
+    def lane_count(self) -> int:
+        return len(self.lanes)
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Take in the records since the previous snapshot and redraw."""
+        now = snapshot.t_ns
+        self._names.update((t.tid, t.name) for t in snapshot.tasks)
+        while len(self.lanes) < len(snapshot.cpus):
+            self.lanes.append(LaneHistory())
+        del self.lanes[len(snapshot.cpus) :]
+        counted = self._ingest(snapshot.events, now - 2 * self.window_ns)
+        if self._last_t is not None and now > self._last_t:
+            dt = now - self._last_t
+            keep = math.exp(-dt / self._auto_window_ns)
+            records, span = self._density[0] * keep + counted, self._density[1] * keep + dt
+            self._density = (records, span)
+            self._auto_window_ns = choose_window_ns(records / span, self._auto_window_ns)
+        for lane, cpu in zip(self.lanes, snapshot.cpus, strict=True):
+            if lane.open_code is None:  # nothing switched yet: it has run since the previous frame
+                lane.open_code, lane.open_start = cpu.curr_tid, now if self._last_t is None else self._last_t
+            elif lane.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
+                lane.switch(now, cpu.curr_tid, lane.open_code, self._quantum())
+            lane.prune(now - 2 * self.window_ns)
+        self._cpus, self._now_ns, self._last_t = snapshot.cpus, now, now
+        self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
+        self._relayout()
+
+    def needed_height(self) -> int:
+        """The least height that shows every CPU's lane (at their smallest) with the legend and axis."""
+        _, legend_h = self._legend_layout()
+        return int(PAD + legend_h + 4 + max(len(self.lanes), 1) * MIN_LANE_H + AXIS_H + PAD)
+
+    def sizeHint(self) -> QSize:
+        n = max(len(self.lanes), 1)
+        return QSize(1000, LEGEND_ROW_H + AXIS_H + 2 * PAD + n * 76)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(480, 120)
+
+    # ---- ingest -------------------------------------------------------------------------------------
+
+    def _quantum(self) -> int:
+        return max(self.window_ns // MERGE_PX, 1)
+
+    def _ingest(self, events: Sequence[TraceRecord], cutoff_ns: int) -> int:
+        """Feed the records to the lanes; records before ``cutoff_ns`` only update what runs. Returns the
+        number of switch and irq records (the density that picks the automatic window)."""
+        lanes, quantum, counted = self.lanes, self._quantum(), 0
+        for r in events:
+            if r.cpu >= len(lanes):
+                continue
+            lane = lanes[r.cpu]
+            if isinstance(r, SwitchRecord):
+                counted += 1
+                if r.t_ns < cutoff_ns:
+                    lane.open_code, lane.open_start = r.tid, r.t_ns
+                else:
+                    lane.switch(r.t_ns, r.tid, r.prev_tid, quantum)
+            elif isinstance(r, IrqRecord):
+                counted += 1
+                if r.t_ns + r.dur_ns >= cutoff_ns:
+                    lane.irq(r.t_ns, r.hardirq_ns, r.softirq_ns)
+            elif isinstance(r, YieldRecord) and r.t_ns >= cutoff_ns:
+                lane.yields.append((r.t_ns, r.switched))
+        return counted
+
+    # ---- geometry -----------------------------------------------------------------------------------
+
+    def _legend_layout(self) -> tuple[list[tuple[QRectF, str, int | None]], float]:
+        """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height."""
+        fm = QFontMetrics(self._font)
+        entries: list[tuple[str, int | None]] = [(n, t) for t, n in sorted(self._names.items())]
+        entries += [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
+        entries += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
+        x, y, out = float(PAD), float(PAD), []
+        for text, brush in entries:
+            w = 28 + fm.horizontalAdvance(text) + 18
+            if x + w > self.width() - PAD and x > PAD:
+                x, y = float(PAD), y + LEGEND_ROW_H
+            out.append((QRectF(x, y + 5, 22, 16), text, brush))
+            x += w
+        return out, y + LEGEND_ROW_H - PAD
+
+    def _geometry(self) -> tuple[float, float, float, float]:
+        """(legend height, lane top, lane height, strip width)."""
+        _, legend_h = self._legend_layout()
+        top = PAD + legend_h + 4
+        avail = self.height() - top - AXIS_H - PAD
+        return legend_h, top, lane_height(avail, len(self.lanes)), max(self.width() - LEFT_W - 2 * PAD, 10)
+
+    def _relayout(self) -> None:
+        self._layout_size = self.size()
+        _, _, _, strip_w = self._geometry()
+        x0, now, win = LEFT_W + PAD, self._now_ns, self.window_ns
+        self._runs = [
+            (
+                pixel_runs(lane.task_segments(now), now, win, x0, strip_w),
+                pixel_runs(lane.irq_segments(), now, win, x0, strip_w),
+                yield_columns(lane.yields, now, win, x0, strip_w),
+            )
+            for lane in self.lanes
+        ]
+        self.update()
+
+    def resizeEvent(self, event: object) -> None:
+        if self.size() != self._layout_size:  # grab() may deliver a pending resize of the same size
+            self._relayout()
+
+    # ---- painting -----------------------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), palette.BACKGROUND)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        self._paint_legend(p)
+        _, top, lane_h, strip_w = self._geometry()
+        for i, runs in enumerate(self._runs):
+            y = top + i * lane_h
+            self._paint_lane_head(p, i, QRectF(PAD, y, LEFT_W - PAD, lane_h - 4))
+            self._paint_strip(p, runs, QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6))
+        self._paint_axis(p, top + len(self._runs) * lane_h, strip_w)
+        p.end()
+
+    def _paint_legend(self, p: QPainter) -> None:
+        items, _ = self._legend_layout()
+        p.setFont(self._font)
+        for rect, text, code in items:
+            if code is None:  # the yield marks, drawn as on the lanes
+                _yield_marks(p, [(rect.center().x(), text == YIELD_LEGEND[0])], rect.top() + 3)
+            else:
+                _fill(p, rect, code)
+                p.setPen(QPen(palette.TEXT, 1))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRect(rect)
+            p.setPen(palette.TEXT)
+            p.drawText(QPointF(rect.right() + 6, rect.bottom() - 2), text)
+
+    def _paint_lane_head(self, p: QPainter, i: int, r: QRectF) -> None:
+        """The CPU's name, what it runs now (swatch and words), and its badges: need_resched, dequeuer.
+
+        Tall lanes use two lines (badges beside the name); short ones one line, badges at its end."""
+        cpu = self._cpus[i] if i < len(self._cpus) else None
+        fm = QFontMetrics(self._big)
+        two_lines = r.height() >= 46
+        base = r.top() + 2 + fm.ascent() if two_lines else r.center().y() + fm.ascent() / 2 - 2
+        p.setFont(self._big)
+        p.setPen(palette.TEXT)
+        p.drawText(QPointF(r.left(), base), f"CPU {i}")
+        if cpu is None:
+            return
+        badges = [("need_resched" if two_lines else "resched", False)] if cpu.need_resched else []
+        badges += [("dequeuer", True)] if self._dequeuer == i else []
+        right = r.right()
+        for text, filled in reversed(badges):
+            right = _badge(p, right, base, text, self._font, filled) - 4
+        code = {"hardirq": HARDIRQ, "softirq": SOFTIRQ}.get(cpu.state, cpu.curr_tid)
+        label = self._names.get(code, f"task {code}") if code > 0 else cpu.state
+        if code < 0 and cpu.curr_tid:
+            label += f" (over {self._names.get(cpu.curr_tid, cpu.curr_tid)})"
+        if two_lines:
+            swatch, right = QRectF(r.left(), base + 8, 22, 16), r.right()
+        else:
+            swatch = QRectF(r.left() + fm.horizontalAdvance("CPU 00") + 4, base - 13, 22, 16)
+        _fill(p, swatch, code)
+        p.setPen(QPen(palette.TEXT, 1))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRect(swatch)
+        p.setFont(self._bold if code > 0 else self._font)
+        room = int(right - swatch.right() - 8)
+        words = QFontMetrics(p.font()).elidedText(label, Qt.TextElideMode.ElideRight, room)
+        p.drawText(QPointF(swatch.right() + 6, swatch.bottom() - 2), words)
+
+    def _paint_strip(self, p: QPainter, runs: LaneRuns, r: QRectF) -> None:
+        tasks, irqs, yields = runs
+        bar = QRectF(r.left(), r.top() + YIELD_H, r.width(), r.height() - YIELD_H)
+        p.setPen(QPen(palette.GREY, 1))
+        p.setBrush(palette.BACKGROUND)
+        p.drawRect(bar)
+        irq_top = bar.top() + bar.height() * 0.6
+        labels: list[tuple[QRectF, int]] = []
+        fm = QFontMetrics(self._bold)
+        for xa, xb, code in tasks:
+            if code == IDLE:
+                continue
+            seg = QRectF(xa, bar.top(), xb - xa, bar.height())
+            _fill(p, seg, code)
+            if xb - xa > 44 and bar.height() >= 18:
+                labels.append((QRectF(xa + 5, bar.top(), xb - xa - 8, irq_top - bar.top()), code))
+        for xa, xb, code in irqs:
+            _fill(p, QRectF(xa, irq_top, xb - xa, bar.bottom() - irq_top), code)
+        p.setFont(self._bold)
+        for rect, code in labels:
+            solid = _fill_style(code) == (False, True)
+            p.setPen(text_on(palette.task_color(code)) if solid else palette.TEXT)
+            name = fm.elidedText(self._names.get(code, ""), Qt.TextElideMode.ElideRight, int(rect.width()))
+            p.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
+        _yield_marks(p, yields, r.top())
+
+    def _paint_axis(self, p: QPainter, y: float, strip_w: float) -> None:
+        x0, win = LEFT_W + PAD, self.window_ns
+        p.setPen(QPen(palette.TEXT, 1))
+        p.setFont(self._font)
+        fm = QFontMetrics(self._font)
+        p.drawLine(QPointF(x0, y), QPointF(x0 + strip_w, y))
+        max_ticks = max(int(strip_w // 90), 1)
+        for off in axis_ticks(win, max_ticks):
+            x = time_to_x(self._now_ns + off, self._now_ns, win, x0, strip_w)
+            p.drawLine(QPointF(x, y), QPointF(x, y + 5))
+            text = "now" if off == 0 else "−" + format_duration(-off)
+            tw = fm.horizontalAdvance(text)
+            p.drawText(QPointF(min(max(x - tw / 2, x0), x0 + strip_w - tw), y + 5 + fm.ascent()), text)
+        p.drawText(
+            QPointF(PAD, y + 5 + fm.ascent()),
+            f"t = {format_duration(self._now_ns)} · last {format_duration(win)}",
+        )
+
+    # ---- input --------------------------------------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        tid = self.tid_at(event.position())
+        if tid > 0:
+            self.task_clicked.emit(tid)
+
+    def tid_at(self, pos: QPointF) -> int:
+        """The task drawn at ``pos`` (a segment or a lane's "now" swatch), 0 if none."""
+        _, top, lane_h, _ = self._geometry()
+        i = int((pos.y() - top) // lane_h) if pos.y() >= top else -1
+        if not 0 <= i < len(self._runs):
+            return 0
+        if pos.x() < LEFT_W:
+            return self._cpus[i].curr_tid if i < len(self._cpus) else 0
+        for xa, xb, code in self._runs[i][0]:
+            if xa <= pos.x() < xb:
+                return max(code, 0)
+        return 0
+
+
+@functools.lru_cache(maxsize=256)
+def _fill_style(code: int) -> tuple[bool, bool]:
+    """(white first, then the brush) for a code: patterns go over white so they read on any background."""
+    style = code_brush(code).style()
+    return style != Qt.BrushStyle.SolidPattern, style != Qt.BrushStyle.NoBrush
+
+
+def _fill(p: QPainter, rect: QRectF, code: int) -> None:
+    under, over = _fill_style(code)
+    if under:
+        p.fillRect(rect, palette.BACKGROUND)
+    if over:
+        p.fillRect(rect, code_brush(code))
+
+
+def _yield_marks(p: QPainter, marks: Iterable[tuple[float, bool]], top: float) -> None:
+    """Yields on a lane: a solid triangle where one switched, a tick where the yielder kept the CPU."""
+    triangles, ticks = QPainterPath(), []
+    for x, switched in marks:
+        if switched:
+            triangles.addPolygon(
+                QPolygonF([QPointF(x - 4, top), QPointF(x + 4, top), QPointF(x, top + YIELD_H - 1)])
+            )
+        else:
+            ticks.append(QLineF(x, top + 1, x, top + YIELD_H - 1))
+    p.fillPath(triangles, palette.TEXT)
+    if ticks:
+        p.setPen(QPen(palette.TEXT, 2))
+        p.drawLines(ticks)
+
+
+def _badge(p: QPainter, right: float, base: float, text: str, font: QFont, filled: bool) -> float:
+    """A rounded badge ending at ``right`` whose text sits on baseline ``base``; returns its left edge.
+
+    The dequeuer token is filled yellow; need_resched is outlined in vermillion."""
+    fm = QFontMetrics(font)
+    rect = QRectF(0, base - fm.ascent() - 1, fm.horizontalAdvance(text) + 12, fm.height() + 2)
+    rect.moveRight(right)
+    p.setPen(QPen(palette.TEXT if filled else palette.VERMILLION, 2))
+    p.setBrush(palette.YELLOW if filled else palette.BACKGROUND)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    p.drawRoundedRect(rect, 6, 6)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+    p.setFont(font)
+    p.setPen(palette.TEXT)
+    p.drawText(QPointF(rect.left() + 6, base), text)
+    return rect.left()

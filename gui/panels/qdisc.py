@@ -1,0 +1,461 @@
+"""The transmit path drawn live: sender CPUs, busylock, the RUNNING token, the prio bands and the device.
+
+Left, one box per sender CPU says what it is doing (sending, spinning on ``busylock``, holding the root
+lock, or holding the RUNNING bit: the dequeuer, marked by a crowned token that glides between CPUs on a
+hand-off). Middle, the bands as FIFOs, band 0 on top, filled in proportion to backlog/limit with the
+packets coloured by sending CPU, head on the right towards the device. Right, the device and its TX
+ring. Below, ``tc -s``-style counters and why each dequeuer tenure ended. ``render()`` caches the
+``QdiscView``; ``paintEvent`` draws it with QPainter from pure layout arithmetic.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen, QPolygonF, QResizeEvent
+from PySide6.QtWidgets import QWidget
+
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+from gui.draw.qdisc_geometry import (
+    TOKEN_EASE,
+    Box,
+    QdiscLayout,
+    busylock_line,
+    cpu_role,
+    ease_toward,
+    exit_rule_text,
+    fifo_blocks,
+    fifo_runs,
+    fmt_count,
+    packets_per_block,
+    qdisc_layout,
+    token_target,
+)
+from gui.panels.base import SnapshotPanel
+from model.snapshot import BandView, QdiscView, Snapshot
+
+PLACEHOLDER = "This story has no qdisc: pick the 2011 story"
+EXIT_REASONS = (
+    ("quota", "packet quota used up"),
+    ("need_resched", "need_resched set"),
+    ("jiffy", "next jiffy began"),
+    ("empty", "qdisc empty"),
+    ("tx_busy", "device busy"),
+)
+GOLD = QColor("#F0C419")
+
+
+def _rect(box: Box) -> QRectF:
+    return QRectF(*box)
+
+
+def _text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None:
+    """Draw ``text`` in ``rect``, elided with "…" when it does not fit (small panels stay tidy)."""
+    fitted = p.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, int(rect.width()))
+    p.drawText(rect, flags, fitted)
+
+
+def _fifo_rect(band_box: Box) -> QRectF:
+    """The FIFO bar inside a band's row: under its 20 px label, above its 18 px counters."""
+    x, y, w, h = band_box
+    return QRectF(x, y + 20.0, w, max(min(h - 40.0, 46.0), 12.0))
+
+
+def _packet_color(cpu: int) -> QColor:
+    """Packets take their sender's colour; packets the view does not itemise are grey."""
+    return palette.cpu_color(cpu) if cpu >= 0 else palette.GREY
+
+
+def _ink(color: QColor) -> QColor:
+    """Text colour readable on ``color``: white on dark fills, dark on light ones."""
+    luma = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
+    return palette.BACKGROUND if luma < 140 else palette.TEXT
+
+
+def _font(point_size: int, bold: bool = False, mono: bool = False) -> QFont:
+    font = QFont("monospace") if mono else QFont()
+    if mono:
+        font.setStyleHint(QFont.StyleHint.TypeWriter)
+    font.setPointSize(point_size)
+    font.setBold(bold)
+    return font
+
+
+# ---- the panel -----------------------------------------------------------------------------------
+
+
+class QdiscPanel(SnapshotPanel):
+    """The prio qdisc and the CPUs contending for its dequeuer role. ``render(snapshot)`` each frame."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAutoFillBackground(False)
+        self.qdisc: QdiscView | None = None
+        self.token_xy: tuple[float, float] | None = None
+        self._fonts = {
+            "text": _font(11),
+            "bold": _font(11, bold=True),
+            "title": _font(14, bold=True),
+            "mono": _font(11, mono=True),
+            "big": _font(16),
+        }
+
+    def sizeHint(self) -> QSize:
+        return QSize(960, 520)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(640, 360)
+
+    def reset(self) -> None:
+        self.qdisc = None
+        self.token_xy = None
+        self.update()
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Cache the qdisc of ``snapshot`` and move the token one frame towards its holder."""
+        q = snapshot.qdisc
+        moved = False
+        if q is not None:
+            target = token_target(self._layout(q), q.dequeuer_cpu)
+            xy = target if self.token_xy is None else ease_toward(self.token_xy, target, TOKEN_EASE)
+            moved, self.token_xy = xy != self.token_xy, xy
+        if moved or q != self.qdisc:  # a paused or unchanged frame costs no repaint
+            self.qdisc = q
+            self.update()
+
+    def _layout(self, q: QdiscView) -> QdiscLayout:
+        return qdisc_layout(self.width(), self.height(), len(q.per_cpu_dequeued), len(q.bands))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if self.qdisc is not None:  # no glide across the screen when the window changes size
+            self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
+        super().resizeEvent(event)
+
+    # ---- painting --------------------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.fillRect(self.rect(), palette.BACKGROUND)
+        q = self.qdisc
+        if q is None:
+            p.setPen(QColor("#777777"))
+            p.setFont(self._fonts["big"])
+            _text(p, QRectF(self.rect()), Qt.AlignmentFlag.AlignCenter, PLACEHOLDER)
+            p.end()
+            return
+        lay = self._layout(q)
+        self._draw_header(p, lay, q)
+        for cpu, box in enumerate(lay.cpus):
+            self._draw_cpu(p, box, cpu, q)
+        self._draw_locks(p, lay, q)
+        for band, box in zip(q.bands, lay.bands, strict=False):
+            self._draw_band(p, box, band)
+        self._draw_path(p, lay, q)
+        self._draw_device(p, lay, q)
+        if lay.footer:
+            self._draw_counters(p, lay.counters, q)
+            self._draw_reasons(p, lay.reasons, q)
+        self._draw_token(p, self.token_xy or token_target(lay, q.dequeuer_cpu))
+        p.end()
+
+    def _draw_header(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """The exit rule in force on the right; the panel's title on the left when there is room."""
+        rect = _rect(lay.header)
+        vcenter = Qt.AlignmentFlag.AlignVCenter
+        rule = f"Exit rule: {exit_rule_text(q.exit_rule, q.weight_p)}"
+        title = f"Transmit path: {q.kind} qdisc"
+        p.setPen(palette.TEXT)
+        p.setFont(self._fonts["bold"])
+        rule_w = p.fontMetrics().horizontalAdvance(rule)
+        p.setFont(self._fonts["title"])
+        if p.fontMetrics().horizontalAdvance(title) + rule_w + 24 <= rect.width():
+            _text(p, rect, Qt.AlignmentFlag.AlignLeft | vcenter, title)
+            right = Qt.AlignmentFlag.AlignRight
+        else:
+            right = Qt.AlignmentFlag.AlignLeft
+        p.setFont(self._fonts["bold"])
+        _text(p, rect, right | vcenter, rule)
+
+    def _draw_cpu(self, p: QPainter, box: Box, cpu: int, q: QdiscView) -> None:
+        role, headline, detail = cpu_role(q, cpu)
+        rect = _rect(box)
+        dequeuer = role == "dequeuer"
+        p.setPen(QPen(GOLD.darker(130) if dequeuer else palette.TEXT, 5 if dequeuer else 1.5))
+        p.setBrush(QBrush(QColor("#FFF6D0") if dequeuer else palette.BACKGROUND))
+        p.drawRoundedRect(rect, 6, 6)
+        p.fillRect(QRectF(rect.x() + 6, rect.y() + 6, 14, rect.height() - 12), palette.cpu_color(cpu))
+        text = rect.adjusted(28, 2, -38, -2)
+        lines = [f"cpu{cpu} · {headline}", detail, f"{fmt_count(q.per_cpu_dequeued[cpu])} dequeued"]
+        p.setFont(self._fonts["bold"])
+        if p.fontMetrics().horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
+            lines = [f"cpu{cpu}", headline, lines[2]]
+        lines = lines[: max(1, min(3, int(text.height() // 19)))]
+        line_h = min(21.0, text.height() / len(lines))
+        y0 = text.center().y() - line_h * len(lines) / 2
+        for i, line in enumerate(lines):
+            headline_row = i == 0 or (i == 1 and lines[1] == headline)
+            p.setFont(self._fonts["bold" if headline_row else "text"])
+            spinning = role == "spinning" and headline_row
+            p.setPen(palette.VERMILLION.darker(130) if spinning else palette.TEXT)
+            row = QRectF(text.x(), y0 + i * line_h, text.width(), line_h)
+            _text(p, row, Qt.AlignmentFlag.AlignVCenter, line)
+
+    def _draw_locks(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom."""
+        x, y, w, h = lay.locks
+        slot = QRectF(x, y, w, 62.0)
+        p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRoundedRect(slot, 6, 6)
+        p.setPen(palette.TEXT)
+        p.setFont(self._fonts["text"])
+        p.setFont(self._fonts["bold"])
+        _text(
+            p, QRectF(x, y + 2, w, 20), Qt.AlignmentFlag.AlignCenter, "RUNNING bit" if w > 110 else "RUNNING"
+        )
+        p.setFont(self._fonts["text"])
+        if q.dequeuer_cpu >= 0:
+            held = f"held by cpu{q.dequeuer_cpu}" if w > 110 else f"cpu{q.dequeuer_cpu}"
+            _text(p, QRectF(x, y + 28, w, 24), Qt.AlignmentFlag.AlignCenter, held)
+        else:  # the token parks on the right of this slot
+            _text(p, QRectF(x + 8, y + 28, w, 24), Qt.AlignmentFlag.AlignVCenter, "free")
+        root = [(q.root_lock_owner, "holds")] if q.root_lock_owner >= 0 else []
+        busy = [(q.busylock_owner, "holds")] if q.busylock_owner >= 0 else []
+        busy += [(cpu, f"#{i + 1} spins") for i, cpu in enumerate(busylock_line(q))]
+        root_rect = QRectF(x, slot.bottom() + 10, w, 56.0)
+        self._draw_lock(p, root_rect, "root lock", root)
+        self._draw_lock(
+            p, QRectF(x, root_rect.bottom() + 10, w, y + h - root_rect.bottom() - 10), "busylock", busy
+        )
+
+    def _draw_lock(self, p: QPainter, rect: QRectF, title: str, chips: list[tuple[int, str]]) -> None:
+        p.setPen(QPen(palette.TEXT, 1.5))
+        p.setBrush(QBrush(palette.LIGHT_GREY))
+        p.drawRoundedRect(rect, 6, 6)
+        p.setFont(self._fonts["bold"])
+        _text(p, QRectF(rect.x(), rect.y() + 2, rect.width(), 20), Qt.AlignmentFlag.AlignCenter, title)
+        p.setFont(self._fonts["text"])
+        if not chips:
+            _text(p, QRectF(rect.x(), rect.y() + 24, rect.width(), 22), Qt.AlignmentFlag.AlignCenter, "free")
+            return
+        chip_h = min(26.0, (rect.height() - 28) / len(chips))
+        for i, (cpu, word) in enumerate(chips):
+            chip = QRectF(rect.x() + 5, rect.y() + 24 + i * chip_h, rect.width() - 10, chip_h - 3)
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QBrush(palette.cpu_color(cpu)))
+            p.drawRoundedRect(chip, 4, 4)
+            p.setPen(_ink(palette.cpu_color(cpu)))
+            _text(p, chip, Qt.AlignmentFlag.AlignCenter, f"cpu{cpu} {word}")
+
+    def _draw_band(self, p: QPainter, box: Box, band: BandView) -> None:
+        """One band as a FIFO: tail (arrivals, drops) on the left, head (towards the device) on the right."""
+        x, y, w, _h = box
+        bar = _fifo_rect(box)
+        name = f"band {band.band}" + (" (highest priority)" if band.band == 0 else "")
+        p.setFont(self._fonts["bold"])
+        room = w - p.fontMetrics().horizontalAdvance(name) - 10
+        p.setFont(self._fonts["text"])
+        queued = f"{band.backlog} / {band.limit} queued"
+        if p.fontMetrics().horizontalAdvance(queued) > room:
+            queued = f"{band.backlog}/{band.limit}"
+        inside = p.fontMetrics().horizontalAdvance(queued) > room  # no room beside the name: in the bar
+        p.setPen(QPen(palette.TEXT, 1.5))
+        p.setBrush(QBrush(palette.BACKGROUND))
+        p.drawRect(bar)
+        if inside:  # the name alone on its line, in the regular weight if bold does not fit
+            p.setFont(self._fonts["bold"] if room >= 0 else self._fonts["text"])
+            _text(p, QRectF(x, y, w, 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
+            p.setFont(self._fonts["text"])
+            empty = QRectF(
+                bar.left() + 6,
+                bar.top(),
+                bar.width() * (1 - band.backlog / max(band.limit, 1)) - 8,
+                bar.height(),
+            )
+            if empty.width() >= p.fontMetrics().horizontalAdvance(queued):  # the tail end is empty
+                _text(p, empty, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, queued)
+        else:
+            self._pair(p, QRectF(x, y, w, 20), (name, "bold", palette.TEXT), (queued, "text", palette.TEXT))
+        ppb = packets_per_block(band.limit, bar.width())
+        runs = fifo_blocks(band.head_runs, band.backlog, ppb)
+        spans = fifo_runs(tuple(runs), band.limit, bar.right(), bar.width())
+        inner = bar.adjusted(0, 3, 0, -3)
+        for cpu, _count, left, right_x in spans:
+            p.fillRect(QRectF(left, inner.top(), right_x - left, inner.height()), _packet_color(cpu))
+        block_px = ppb * bar.width() / max(band.limit, 1)
+        self._draw_block_grid(p, inner, block_px, band.backlog * bar.width() / max(band.limit, 1))
+        for cpu, _count, left, right_x in spans:
+            run = QRectF(left, inner.top(), right_x - left, inner.height())
+            if run.width() >= 44 and run.height() >= 16:
+                p.setPen(_ink(_packet_color(cpu)))
+                _text(p, run, Qt.AlignmentFlag.AlignCenter, f"cpu{cpu}" if cpu >= 0 else "more packets")
+        drop_color = palette.VERMILLION.darker(130) if band.dropped else palette.TEXT
+        below = QRectF(x, bar.bottom() + 1, w, 18)
+        dropped = (f"{fmt_count(band.dropped)} dropped", "text", drop_color)
+        self._pair(p, below, dropped, (f"sent {fmt_count(band.sent)}", "text", palette.TEXT))
+
+    def _pair(
+        self, p: QPainter, rect: QRectF, left: tuple[str, str, QColor], right: tuple[str, str, QColor]
+    ) -> None:
+        """Two labels on one line: ``right`` in full at the right, ``left`` elided into what is left."""
+        p.setFont(self._fonts[right[1]])
+        right_w = p.fontMetrics().horizontalAdvance(right[0])
+        p.setPen(right[2])
+        _text(p, rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right[0])
+        p.setFont(self._fonts[left[1]])
+        p.setPen(left[2])
+        room = QRectF(rect.x(), rect.y(), max(rect.width() - right_w - 10, 0.0), rect.height())
+        _text(p, room, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left[0])
+
+    def _draw_path(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """Each band's head funnels into one arrow to the device, labelled with who dequeues."""
+        x0 = lay.bands[0][0] + lay.bands[0][2] if lay.bands else lay.locks[0]
+        x1 = lay.device[0]
+        cy = lay.device[1] + lay.device[3] / 2
+        mid = x0 + (x1 - x0) * 0.45
+        p.setPen(QPen(palette.TEXT, 2))
+        for box in lay.bands:
+            head = _fifo_rect(box)
+            p.drawLine(QPointF(head.right(), head.center().y()), QPointF(mid, cy))
+        p.setPen(QPen(GOLD.darker(140), 6))
+        p.drawLine(QPointF(mid, cy), QPointF(x1 - 12, cy))
+        p.setBrush(QBrush(GOLD.darker(140)))
+        p.setPen(Qt.PenStyle.NoPen)
+        p.drawPolygon(QPolygonF([QPointF(x1 - 2, cy), QPointF(x1 - 16, cy - 10), QPointF(x1 - 16, cy + 10)]))
+        who = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "nobody"
+        p.setPen(palette.TEXT)
+        p.setFont(self._fonts["text"])
+        if x1 - x0 >= 100:
+            _text(p, QRectF(x0, cy + 14, x1 - x0, 20), Qt.AlignmentFlag.AlignCenter, "dequeued by")
+        chip = QRectF(x0 + 10, cy + 36, x1 - x0 - 20, 24)
+        color = palette.cpu_color(q.dequeuer_cpu) if q.dequeuer_cpu >= 0 else palette.LIGHT_GREY
+        p.setBrush(QBrush(color))
+        p.setPen(Qt.PenStyle.NoPen)
+        p.drawRoundedRect(chip, 5, 5)
+        p.setPen(_ink(color))
+        p.setFont(self._fonts["bold"])
+        _text(p, chip, Qt.AlignmentFlag.AlignCenter, who)
+
+    def _draw_block_grid(self, p: QPainter, bar: QRectF, block_px: float, filled_px: float) -> None:
+        """White gaps every block, so the fill reads as packets lined up towards the head."""
+        p.setPen(QPen(palette.BACKGROUND, 1.5))
+        right, edge = bar.right(), max(bar.right() - filled_px, bar.left())
+        k = 1
+        while right - k * block_px > edge + 0.5 and k < 400:
+            xk = right - k * block_px
+            p.drawLine(QPointF(xk, bar.top() + 3), QPointF(xk, bar.bottom() - 3))
+            k += 1
+
+    def _draw_device(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """The device: its TX ring filling up, hatched red with a "stopped" sign when the ring is full."""
+        rect = _rect(lay.device)
+        stopped = q.device_stopped
+        p.setPen(QPen(palette.VERMILLION if stopped else palette.TEXT, 3 if stopped else 1.5))
+        p.setBrush(QBrush(palette.BACKGROUND))
+        p.drawRoundedRect(rect, 6, 6)
+        if stopped:
+            p.fillRect(rect.adjusted(3, 3, -3, -3), QBrush(palette.VERMILLION, Qt.BrushStyle.BDiagPattern))
+        lines = [("bold", "dummy device" if q.device == "dummy" else "10G NIC")]
+        lines.append(("text", "TX ring" if q.tx_ring_size > 0 else "frees each"))
+        if q.tx_ring_size <= 0:
+            lines.append(("text", "packet at once"))
+        for i, (font, text) in enumerate(lines):
+            self._label(p, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font)
+        if q.tx_ring_size > 0:
+            gauge = QRectF(rect.center().x() - 18, rect.y() + 54, 36, rect.height() - 130)
+            fill = gauge.height() * min(q.tx_ring_used / q.tx_ring_size, 1.0)
+            p.setPen(QPen(palette.TEXT, 1.5))
+            p.setBrush(QBrush(palette.BACKGROUND))
+            p.drawRect(gauge)
+            p.fillRect(QRectF(gauge.x(), gauge.bottom() - fill, gauge.width(), fill), palette.SKY_BLUE)
+            self._label(
+                p, QPointF(rect.center().x(), gauge.bottom() + 14), f"{q.tx_ring_used} / {q.tx_ring_size}"
+            )
+        if stopped:
+            for i, text in enumerate(("STOPPED", "ring full")):
+                self._label(p, QPointF(rect.center().x(), rect.bottom() - 42 + 20 * i), text, "bold", True)
+
+    def _label(
+        self, p: QPainter, center: QPointF, text: str, font: str = "text", alarm: bool = False
+    ) -> None:
+        """A line of text centred on ``center`` over a white patch, legible on hatching."""
+        p.setFont(self._fonts[font])
+        width = p.fontMetrics().horizontalAdvance(text) + 8
+        rect = QRectF(center.x() - width / 2, center.y() - 10, width, 20)
+        p.fillRect(rect, palette.BACKGROUND)
+        p.setPen(palette.VERMILLION.darker(140) if alarm else palette.TEXT)
+        _text(p, rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _draw_counters(self, p: QPainter, box: Box, q: QdiscView) -> None:
+        """``tc -s``-style counters: the root qdisc first, then one line per band."""
+        x, y, w, _h = box
+        p.setPen(palette.TEXT)
+        p.setFont(self._fonts["bold"])
+        title = f"tc -s qdisc show · {fmt_count(q.enqueued)} enqueued, {fmt_count(q.runs)} dequeuer runs"
+        _text(p, QRectF(x, y, w, 20), Qt.AlignmentFlag.AlignLeft, title)
+        p.setFont(self._fonts["mono"])
+
+        def row(name: str, sent: int, dropped: int, backlog: int) -> str:
+            return (
+                f"{name:6s} sent {fmt_count(sent):>7s}  dropped {fmt_count(dropped):>7s}  backlog {backlog}p"
+            )
+
+        lines = [row("root", q.dequeued, q.dropped, q.backlog) + f"  requeues {fmt_count(q.requeues)}"]
+        lines += [row(f"band {b.band}", b.sent, b.dropped, b.backlog) for b in q.bands]
+        for i, line in enumerate(lines):
+            _text(p, QRectF(x, y + 22 + i * 20, w, 20), Qt.AlignmentFlag.AlignLeft, line)
+
+    def _draw_reasons(self, p: QPainter, box: Box, q: QdiscView) -> None:
+        """Why each dequeuer tenure ended, as a small bar group."""
+        x, y, w, h = box
+        counts = dict(q.exit_reasons)
+        p.setPen(palette.TEXT)
+        p.setFont(self._fonts["bold"])
+        _text(
+            p,
+            QRectF(x, y, w, 20),
+            Qt.AlignmentFlag.AlignLeft,
+            f"why dequeuers stopped ({fmt_count(q.runs)} runs)",
+        )
+        p.setFont(self._fonts["text"])
+        row_h = min(20.0, (h - 22) / len(EXIT_REASONS))
+        label_w = w * 0.48
+        top = max(counts.values(), default=0) or 1
+        for i, (key, words) in enumerate(EXIT_REASONS):
+            ry = y + 22 + i * row_h
+            p.setPen(palette.TEXT)
+            _text(p, QRectF(x, ry, label_w, row_h), Qt.AlignmentFlag.AlignVCenter, words)
+            bar_w = (w - label_w - 60) * counts.get(key, 0) / top
+            p.fillRect(QRectF(x + label_w, ry + 3, bar_w, row_h - 6), QColor("#555555"))
+            _text(
+                p,
+                QRectF(x + label_w + bar_w + 4, ry, 60, row_h),
+                Qt.AlignmentFlag.AlignVCenter,
+                fmt_count(counts.get(key, 0)),
+            )
+
+    def _draw_token(self, p: QPainter, xy: tuple[float, float]) -> None:
+        """The RUNNING token: a gold coin with a crown, so nobody misses who dequeues."""
+        r = 17.0
+        cx, cy = xy
+        p.setPen(QPen(GOLD.darker(160), 2.5))
+        p.setBrush(QBrush(GOLD))
+        p.drawEllipse(QPointF(cx, cy), r, r)
+        crown = QPolygonF(
+            [
+                QPointF(cx + dx * r, cy + dy * r)
+                for dx, dy in (
+                    (-0.55, 0.35),
+                    (-0.6, -0.3),
+                    (-0.3, 0.0),
+                    (0.0, -0.5),
+                    (0.3, 0.0),
+                    (0.6, -0.3),
+                    (0.55, 0.35),
+                )
+            ]
+        )
+        p.setPen(QPen(palette.TEXT, 1.5))
+        p.setBrush(QBrush(palette.TEXT))
+        p.drawPolygon(crown)

@@ -1,0 +1,340 @@
+"""Run-queue internals that change with the policy, and where a task that calls sched_yield() lands.
+
+``render`` lays the run queues out once per frame (``gui.draw.runqueue_layouts``: O(1) arrays, the CFS
+timeline, BFS's deadline list, EEVDF's eligible and ineligible requests, one layout per view kind) and
+``paintEvent`` only draws the result. When a yield record arrives, the panel rings the yielder where it
+landed, draws an arrow from where it ran, and says in plain words what happened ("yield sent it here",
+"picked again at once") with the policy's own words for the landing underneath (its registry entry's
+``describe_landing``), for ``LANDING_S`` seconds of wall time: the window's playback drives the
+frames, the panel has no timer.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtWidgets import QWidget
+
+from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw import palette
+from gui.draw.landing import arrow_control, free_spot
+from gui.draw.runqueue_layouts import SceneBuilder
+from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene
+from gui.panels.base import SnapshotPanel
+from gui.panels.cpu_lanes import code_brush, text_on
+from model.sched import POLICIES
+from model.snapshot import RunqueueView, Snapshot, TraceRecord, YieldOutcome, YieldRecord
+
+LANDING_S = 4.0  # wall seconds a yield landing stays drawn
+HOLD_S = 1.5  # a no-op yield does not replace a younger landing that moved its task
+MOVED_PX = 30  # a landing mark stays while its task drifts less than this from where it landed
+
+
+def landing_label(ld: Landing) -> str:
+    return "yield: picked again at once" if ld.picked_again else "yield sent it here"
+
+
+@dataclass
+class Landing:
+    """Where the last yield of a section sent its task: its ring follows small shifts, then goes."""
+
+    tid: int
+    name: str
+    cpu: int
+    outcome: YieldOutcome
+    words: str  # the policy's words for the outcome
+    t_ns: int
+    wall_s: float
+    section: int
+    picked_again: bool  # the yielder kept the CPU
+    from_rect: QRectF | None
+    to_rect: QRectF | None
+    label_rect: QRectF | None = None
+
+    @property
+    def text(self) -> str:
+        return f"sched_yield() by {self.name} → {self.words}"
+
+
+# ---- the panel ------------------------------------------------------------------------------------
+
+
+class RunqueuePanel(SnapshotPanel):
+    """The run queues of the current snapshot, drawn the way the policy keeps them."""
+
+    task_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(parent)
+        self.setMinimumSize(480, 160)
+        self._clock = clock
+        family = self.font().family()
+        self._fonts = [QFont(family, 11), QFont(family, 11), QFont(family, 13)]
+        self._fonts[BOLD].setBold(True)
+        self._fonts[TITLE].setBold(True)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the picture, the axis ranges and the yield landings (after a restart)."""
+        self._snapshot: Snapshot | None = None
+        self._layout_size = QSize()
+        self._global_queue = False
+        self._describe: Callable[[YieldOutcome], str] = str
+        self._ranges: dict[int, tuple[float, float]] = {}
+        self._running: set[int] = set()
+        self._names: dict[int, str] = {}
+        self._nice: dict[int, int] = {}
+        self.landings: dict[int, Landing] = {}
+        self.scene = Scene()
+        self.update()
+
+    @property
+    def last_landing(self) -> Landing | None:
+        return max(self.landings.values(), key=lambda ld: (ld.wall_s, ld.t_ns), default=None)
+
+    @property
+    def section_kinds(self) -> list[str]:
+        """The view kind drawn in each section (one per CPU; one for a global queue such as BFS's)."""
+        return [type(rq).__name__ for rq in self._sections()]
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        """Draw the run queues of ``snapshot`` and mark where its yields landed."""
+        self._snapshot = snapshot
+        info = POLICIES[str(snapshot.settings["sched.policy"])]
+        self._global_queue, self._describe = info.global_queue, info.describe_landing
+        self._names = {t.tid: t.name for t in snapshot.tasks}
+        self._nice = {t.tid: t.nice for t in snapshot.tasks}
+        prev_rects, prev_running = self.scene.rects, self._running
+        self._running = {e.tid for rq in snapshot.runqueues for e in rq.entries if e.running}
+        self._relayout()
+        landed = self._land_yields(
+            snapshot.events, {k: r for k, r in prev_rects.items() if k[1] in prev_running}
+        )
+        self._place_labels(landed)
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        return QSize(1000, 60 + 240 * max(len(self._sections()), 1))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(480, 160)
+
+    # ---- yields -------------------------------------------------------------------------------------
+
+    def _land_yields(
+        self, events: Sequence[TraceRecord], was_running: dict[tuple[int, int], QRectF]
+    ) -> list[Landing]:
+        """Per CPU, the frame's last yield that did something (else its last yield) becomes the landing;
+        a no-op does not replace a landing that moved its task less than HOLD_S ago. Returns the new ones."""
+        chosen: dict[int, YieldRecord] = {}
+        for r in events:
+            if isinstance(r, YieldRecord) and (
+                r.cpu not in chosen or not r.outcome.noop or chosen[r.cpu].outcome.noop
+            ):
+                chosen[r.cpu] = r
+        now, landed = self._clock(), []
+        for cpu, r in chosen.items():
+            section = self._section_of(cpu)
+            old = self.landings.get(section)
+            if old and r.outcome.noop and not old.outcome.noop and now - old.wall_s < HOLD_S:
+                continue
+            key = (section, r.tid)
+            kept = r.tid in self._running and not r.switched
+            name = self._names.get(r.tid, f"task {r.tid}")
+            ld = Landing(
+                r.tid,
+                name,
+                cpu,
+                r.outcome,
+                self._describe(r.outcome),
+                r.t_ns,
+                now,
+                section,
+                kept,
+                was_running.get(key),
+                self.scene.rects.get(key),
+            )
+            self.landings[section] = ld
+            landed.append(ld)
+        return landed
+
+    def landing_alpha(self, landing: Landing) -> float:
+        """1 while fresh, fading to 0 at LANDING_S wall seconds."""
+        return max(0.0, min(1.0, (LANDING_S - (self._clock() - landing.wall_s)) / 1.5))
+
+    # ---- layout -------------------------------------------------------------------------------------
+
+    def _sections(self) -> list[RunqueueView]:
+        """One section per CPU; BFS's global queue (the same for every CPU) once."""
+        rqs = list(self._snapshot.runqueues) if self._snapshot else []
+        return rqs[:1] if self._global_queue else rqs
+
+    def _section_of(self, cpu: int) -> int:
+        return 0 if len(self._sections()) == 1 else cpu
+
+    def _relayout(self) -> None:
+        self._layout_size = self.size()
+        builder = SceneBuilder(self._fonts, self._names, self._nice, self._ranges)
+        self.scene = builder.build(self._sections(), self.size())
+        for ld in self.landings.values():  # the mark follows small shifts and goes once the task moves on
+            now = self.scene.rects.get((ld.section, ld.tid))
+            moved = (
+                now is None
+                or ld.to_rect is None
+                or (now.center() - ld.to_rect.center()).manhattanLength() > MOVED_PX
+            )
+            if not moved and ld.label_rect is not None and ld.to_rect is not None and now is not None:
+                ld.label_rect.translate(now.topLeft() - ld.to_rect.topLeft())  # keeps its place by the ring
+            ld.to_rect = None if moved else now
+
+    def resizeEvent(self, event: object) -> None:
+        if self.size() == self._layout_size:  # a pending resize delivered late: the layout is current
+            return
+        for ld in self.landings.values():  # frozen at the old size: keep the text, drop the marks
+            ld.from_rect = ld.to_rect = None
+        self._relayout()
+
+    # ---- painting -----------------------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), palette.BACKGROUND)
+        for rect, color in self.scene.boxes:
+            outlined = color in (palette.BACKGROUND, palette.LIGHT_GREY)
+            p.setPen(QPen(palette.GREY, 1) if outlined else Qt.PenStyle.NoPen)
+            p.setBrush(
+                Qt.BrushStyle.NoBrush if color == palette.BACKGROUND else color
+            )  # white on white: skip
+            p.drawRect(rect)
+        for a, b, pen in self.scene.lines:
+            p.setPen(pen)
+            p.drawLine(a, b)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)  # chips, tags and arrows are round
+        for rect, s, style, color, align, bg in self.scene.texts:
+            if bg is not None:
+                p.fillRect(rect, bg)
+            p.setFont(self._fonts[style])
+            p.setPen(color)
+            p.drawText(rect, align, s)
+        for chip in self.scene.chips:
+            self._paint_chip(p, chip)
+        fm = QFontMetrics(self._fonts[BOLD])
+        for chip in self.scene.chips:  # tags last: a crowded stack never hides them
+            for (tag, color), r in zip(chip.tags, chip.tag_rects(fm), strict=True):
+                _label(p, r, tag, palette.BACKGROUND, color, self._fonts[BOLD])
+        for ld in self.landings.values():
+            self._paint_landing(p, ld)
+        for i, rect in self.scene.footers.items():  # the last yield of each section, in words
+            last = self.landings.get(i)
+            fresh = last is not None and self.landing_alpha(last) > 0
+            p.setFont(self._fonts[BOLD if last else PLAIN])
+            p.setPen(palette.TEXT if fresh else palette.GREY)
+            words = "last " + last.text if last else "no sched_yield() seen yet"
+            elided = QFontMetrics(p.font()).elidedText(words, Qt.TextElideMode.ElideRight, int(rect.width()))
+            p.drawText(rect, ALIGN_LEFT, elided)
+        p.end()
+
+    def _paint_chip(self, p: QPainter, chip: Chip) -> None:
+        pen = QPen(palette.TEXT, 3 if chip.running else 1)
+        brush = code_brush(chip.tid)
+        solid = brush.style() == Qt.BrushStyle.SolidPattern
+        if not solid:  # a pattern reads over white, and so does dark text on it
+            p.setPen(pen)
+            p.setBrush(palette.BACKGROUND)
+            p.drawRoundedRect(chip.rect, 5, 5)
+        p.setPen(pen)
+        p.setBrush(brush)
+        p.drawRoundedRect(chip.rect, 5, 5)
+        p.setPen(text_on(palette.task_color(chip.tid)) if solid else palette.TEXT)
+        p.setFont(self._fonts[BOLD])
+        title = chip.rect.adjusted(9, 1, -4, -chip.rect.height() / 2 + 1 if chip.detail else 0)
+        p.drawText(title, ALIGN_LEFT, chip.title)
+        if chip.detail:
+            p.setFont(self._fonts[PLAIN])
+            p.drawText(chip.rect.adjusted(9, chip.rect.height() / 2 - 3, -4, -2), ALIGN_LEFT, chip.detail)
+
+    def _paint_landing(self, p: QPainter, ld: Landing) -> None:
+        """A dashed ring where the yielder is now, an arrow from where it ran, and a plain-words label."""
+        alpha = self.landing_alpha(ld)
+        if alpha <= 0 or ld.to_rect is None:
+            return
+        ink, fill = QColor(palette.TEXT), QColor(palette.YELLOW)
+        ink.setAlphaF(alpha)
+        fill.setAlphaF(alpha)
+        to = ld.to_rect.adjusted(-5, -5, 5, 5)
+        p.setPen(QPen(ink, 3, Qt.PenStyle.DashLine))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRoundedRect(to, 8, 8)
+        fr = ld.from_rect
+        if not ld.picked_again and fr is not None and (fr.center() - to.center()).manhattanLength() > 8:
+            a = fr.center()
+            b = QPointF(to.center().x(), to.top() if a.y() < to.top() else to.bottom())
+            ctrl = arrow_control(a, b)
+            path = QPainterPath(a)
+            path.quadTo(ctrl, b)
+            p.setPen(QPen(ink, 3))
+            p.drawPath(path)
+            p.setBrush(ink)
+            p.drawEllipse(a, 4, 4)
+            _arrow_head(p, ctrl, b, ink)
+        lab = ld.label_rect
+        if lab is not None:
+            if lab.bottom() < to.top() or lab.top() > to.bottom():  # not beside the ring: a leader line
+                above = lab.bottom() < to.top()
+                p.setPen(QPen(ink, 1))
+                p.drawLine(
+                    QPointF(lab.center().x(), lab.bottom() if above else lab.top()),
+                    QPointF(to.center().x(), to.top() if above else to.bottom()),
+                )
+            _label(p, lab, landing_label(ld), ink, fill, self._fonts[BOLD], QPen(ink, 1))
+
+    def _place_labels(self, landings: list[Landing]) -> None:
+        """Put each new landing's label beside its ring, on the nearest spot that hides no chip or text."""
+        fm = QFontMetrics(self._fonts[BOLD])
+        taken = [t for c in self.scene.chips for t in [c.rect, *c.tag_rects(fm)]]
+        taken += [t[0] for t in self.scene.texts if t[1] != NO_TASK] + list(self.scene.footers.values())
+        for ld in landings:
+            if ld.to_rect is None or ld.section not in self.scene.section_rects:
+                continue
+            ring = ld.to_rect.adjusted(-5, -5, 5, 5)
+            size = QSize(fm.horizontalAdvance(landing_label(ld)) + 12, fm.height() + 4)
+            bounds = self.scene.section_rects[ld.section]
+            ld.label_rect = free_spot(ring, size, bounds, [ring, *(t for t in taken if t != ld.to_rect)])
+            taken.append(ld.label_rect)
+
+    # ---- input --------------------------------------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        tid = self.tid_at(event.position())
+        if tid > 0:
+            self.task_clicked.emit(tid)
+
+    def tid_at(self, pos: QPointF) -> int:
+        """The task whose chip is at ``pos`` (the topmost), 0 if none."""
+        return next((c.tid for c in reversed(self.scene.chips) if c.rect.contains(pos)), 0)
+
+
+def _label(
+    p: QPainter, r: QRectF, text: str, ink: QColor, fill: QColor, font: QFont, pen: QPen | None = None
+) -> None:
+    p.setPen(pen or Qt.PenStyle.NoPen)
+    p.setBrush(fill)
+    p.drawRoundedRect(r, 4, 4)
+    p.setPen(ink)
+    p.setFont(font)
+    p.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
+
+
+def _arrow_head(p: QPainter, frm: QPointF, tip: QPointF, color: QColor) -> None:
+    angle = math.atan2(tip.y() - frm.y(), tip.x() - frm.x())
+    pts = [tip] + [
+        QPointF(tip.x() - 14 * math.cos(angle + s), tip.y() - 14 * math.sin(angle + s)) for s in (0.4, -0.4)
+    ]
+    p.setPen(Qt.PenStyle.NoPen)
+    p.setBrush(color)
+    p.drawPolygon(pts)

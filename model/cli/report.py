@@ -1,0 +1,32 @@
+"""The human-readable summary ``schedlab run`` prints without ``--json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def print_human(s: dict[str, Any]) -> None:
+    print(f"{s['scenario']}  seed {s['seed']}  {s['duration_s']:.3f} s simulated in {s['sim']['wall_s']} s")
+    print(f"  bandwidth        {s['bandwidth_mbps']:.1f} Mbit/s")
+    print(f"  context switches {s['system_context_switches_per_s']:.0f}/s (system-wide)")
+    for name, t in s["threads"].items():
+        print(
+            f"  {name:18s} cpu {t['share'] * 100:5.1f} %  yields {t['yields']:>10d}  switches {t['switches']}"
+        )
+    for i, c in enumerate(s["cpus"]):
+        print(
+            f"  cpu{i}  busy {c['busy'] * 100:5.1f} %  task {c['user'] * 100:5.1f} %  "
+            f"hardirq {c['hardirq'] * 100:5.1f} %  softirq {c['softirq'] * 100:5.1f} %"
+        )
+    q = s.get("qdisc")
+    if q:
+        counts = " / ".join(f"{n:,}" for n in q["per_cpu_dequeued"])
+        reasons = ", ".join(f"{k} {v:,}" for k, v in q["exit_reasons"].items() if v)
+        print(f"  dequeued per CPU {counts}  (Jain {s['fairness_jain']:.3f})")
+        print(f"  dequeuer tenures {q['runs']:,}: {reasons}")
+        print(f"  qdisc            enqueued {q['enqueued']:,}  dropped {q['dropped']:,}  ", end="")
+        print(f"backlog {q['backlog']:,}")
+    rx = s.get("rx")
+    if rx:
+        missed = rx["rx_missed"]
+        print(f"  NIC receive      {rx['interrupts']:,} interrupts, {missed:,} frames missed (ring full)")

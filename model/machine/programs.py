@@ -1,0 +1,190 @@
+"""The machine: CPUs that run tasks' programs under a scheduler policy, with ticks, interrupts and timers.
+
+``Machine`` is the top layer (``model.machine`` names the others): it creates tasks and runs their
+programs, action by action (``model.actions``), in simulated time. It owns simulated time through its
+``EventQueue``, the CPUs and the tasks; the policy owns the run queues. Everything happens at
+integer-nanosecond instants and in a total order, so a run is a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from model.actions import Block, Compute, Driven, Nanosleep, SchedYield, Signal, Spin, Wait
+from model.machine.cpu import (
+    SEG_COMPUTE,
+    SEG_DRIVEN,
+    SEG_NONE,
+    SEG_OVERHEAD,
+    SEG_SPIN_EXIT,
+    SEG_SPIN_YIELD,
+    Cpu,
+)
+from model.machine.spinning import Spinning
+from model.machine.switching import DEAD
+from model.task import Task
+
+
+class Machine(Spinning):
+    """N CPUs, a periodic tick at ``hz``, a policy, and tasks running programs."""
+
+    def spawn(
+        self,
+        name: str,
+        program: Callable[[Task], Any],
+        nice: int = 0,
+        cpu: int | None = None,
+        role: str = "",
+        parent: Task | None = None,
+    ) -> Task:
+        """Create a runnable task whose behaviour is ``program(task)`` (a generator of actions).
+
+        ``parent`` is the task that forks it (``clone()``); None is the scenario's spawning context, a
+        thread the model does not run (iperf's main thread, the shell that starts the tasks).
+        """
+        task = Task(tid=len(self.tasks) + 1, name=name, nice=nice, pinned_cpu=cpu, role=role)
+        task.program = program(task)
+        self.tasks.append(task)
+        target = self.policy.select_task_rq(task, self.now_ns)
+        task.cpu = target
+        self.policy.task_new(task, target, self.now_ns, parent)
+        self._kick(self.cpus[target])
+        self._kick_idle(task)
+        return task
+
+    def run_until(self, t_end_ns: int, max_events: int | None = None) -> bool:
+        """Run up to ``t_end_ns``, then charge every CPU's current segment up to that instant."""
+        finished = self.q.run_until(t_end_ns, max_events)
+        for cpu in self.cpus:
+            if cpu.irq_until_ns <= self.q.now_ns:
+                self._account(cpu)
+        return finished
+
+    # ---- what a driver (model.actions.Driven) asks of the machine -----------------------------------
+
+    def block_driven(self, cpu_index: int) -> None:
+        """The driven task on ``cpu_index`` goes to sleep (``wake()`` makes it runnable again)."""
+        cpu = self.cpus[cpu_index]
+        task = cpu.curr
+        if task is None or task.driven is None:
+            raise RuntimeError(f"block_driven: cpu{cpu_index} does not run a driven task")
+        if cpu.irq_until_ns > self.q.now_ns:
+            raise RuntimeError(f"block_driven: cpu{cpu_index} is in an interrupt, its task is not running")
+        self._schedule(cpu, blocking=True)
+
+    def preempt_point(self, cpu_index: int) -> None:
+        """The driven task on ``cpu_index`` reached a point where the kernel reschedules if asked to."""
+        cpu = self.cpus[cpu_index]
+        if cpu.need_resched and cpu.curr is not None and cpu.irq_until_ns <= self.q.now_ns:
+            self._schedule(cpu, blocking=False, voluntary=False)
+
+    def _on_segment_end(self, arg: tuple[Cpu, int]) -> None:
+        cpu, gen = arg
+        if gen != cpu.gen:
+            return
+        seg = cpu.seg
+        task = cpu.curr
+        assert task is not None
+        if seg == SEG_COMPUTE:  # the common case, inline
+            elapsed = self.q.now_ns - cpu.seg_start_ns
+            task.exec_ns += elapsed
+            cpu.task_ns += elapsed
+            task.left_ns = 0
+            self._step(cpu)
+            return
+        self._account(cpu)
+        if seg == SEG_SPIN_YIELD:
+            self._spin_yield(cpu)
+        elif seg == SEG_SPIN_EXIT:
+            self._end_spin(task)
+            self._step(cpu)
+        else:  # BEGIN, OVERHEAD
+            cpu.overhead_left_ns = 0
+            self._run(cpu)
+
+    def _run(self, cpu: Cpu) -> None:
+        """(Re)start the current task of ``cpu`` where it left off."""
+        task = cpu.curr
+        if task is None:
+            cpu.seg = SEG_NONE
+            return
+        now = self.q.now_ns
+        if cpu.overhead_left_ns > 0 and task.left_ns > 0:
+            # The switch's cost runs first: charge it with the compute it precedes, as one segment.
+            task.left_ns += cpu.overhead_left_ns
+            cpu.overhead_left_ns = 0
+            self._post_seg(cpu, SEG_COMPUTE, now + task.left_ns)
+        elif cpu.overhead_left_ns > 0 and task.spin is not None and task.spin.until():
+            # Back from its yield, the spinner's check succeeds: the switch cost joins what follows.
+            self._end_spin(task)
+            self._step(cpu)
+        elif cpu.overhead_left_ns > 0 and (task.spin is not None or task.driven is not None):
+            self._post_seg(cpu, SEG_OVERHEAD, now + cpu.overhead_left_ns)
+        elif task.left_ns > 0:
+            self._post_seg(cpu, SEG_COMPUTE, now + task.left_ns)
+        elif task.spin is not None:
+            self._spin_resume(cpu)
+        elif task.driven is not None:
+            self._open_seg(cpu, SEG_DRIVEN)
+            task.driven.attach(cpu.index)
+        else:
+            self._step(cpu)
+
+    def _step(self, cpu: Cpu) -> None:
+        """Run the current task's program through instant actions up to the next one that takes time."""
+        task = cpu.curr
+        assert task is not None
+        cpu.seg_start_ns = self.q.now_ns
+        cpu.seg = SEG_NONE
+        while True:
+            if cpu.need_resched:  # return to user space: the kernel reschedules here
+                self._preempt(cpu)
+                return
+            try:
+                act = next(task.program)
+            except StopIteration:
+                task.state = DEAD
+                self._schedule(cpu, blocking=True)
+                return
+            kind = type(act)
+            if kind is Compute:
+                if act.ns > 0:
+                    task.left_ns = act.ns + cpu.overhead_left_ns  # a pending switch cost runs first
+                    cpu.overhead_left_ns = 0
+                    self._post_seg(cpu, SEG_COMPUTE, self.q.now_ns + task.left_ns)
+                    return
+            elif kind is Signal:
+                self._signal(act.cond)
+            elif kind is SchedYield:
+                task.yields += 1
+                if not self._sys_yield(cpu):
+                    return
+            elif kind is Spin:
+                if act.yield_first or not act.until():
+                    task.spin = act
+                    task.spin_phase_ns = 0
+                    self._spinners.setdefault(act.watch, []).append(task)
+                    if act.yield_first and act.yield_each:
+                        self._spin_yield(cpu)
+                    else:
+                        self._spin_resume(cpu)
+                    return
+            elif kind is Wait:
+                act.cond.tasks.append(task)
+                self._schedule(cpu, blocking=True)
+                return
+            elif kind is Block:
+                act.waitq.tasks.append(task)
+                self._schedule(cpu, blocking=True)
+                return
+            elif kind is Nanosleep:
+                if self._nanosleep(cpu, task, act.ns):
+                    return
+            elif kind is Driven:
+                task.driven = act
+                self._open_seg(cpu, SEG_DRIVEN)
+                act.attach(cpu.index)
+                return
+            else:
+                raise TypeError(f"task {task.name} yielded {act!r}, which is not an action")

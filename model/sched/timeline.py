@@ -1,0 +1,53 @@
+"""A cfs_rq's rbtree, as both CFS versions use it: tasks sorted by key, equal keys in insertion order."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from model.task import Task
+
+Node = tuple[int, int]  # (key, insertion sequence)
+
+
+class Timeline:
+    """A cfs_rq's rbtree, as a sorted list of ``(key, seq)`` nodes and their tasks.
+
+    ``seq`` grows with every insertion, so a task inserted with a key equal to existing ones lands to
+    their right, as ``__enqueue_entity()`` does ("nodes with the same key stay together").
+    """
+
+    __slots__ = ("_nodes", "_seq", "_tasks")
+
+    def __init__(self) -> None:
+        self._nodes: list[Node] = []
+        self._tasks: list[Task] = []
+        self._seq = 0
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def insert(self, task: Task, key: int) -> Node:
+        self._seq += 1
+        node = (key, self._seq)
+        i = bisect_left(self._nodes, node)
+        self._nodes.insert(i, node)
+        self._tasks.insert(i, task)
+        return node
+
+    def remove(self, node: Node) -> None:
+        i = bisect_left(self._nodes, node)
+        del self._nodes[i]
+        del self._tasks[i]
+
+    def leftmost(self) -> Task | None:
+        return self._tasks[0] if self._tasks else None
+
+    def rightmost(self) -> Task | None:
+        return self._tasks[-1] if self._tasks else None
+
+    def first_other(self, task: Task) -> Task | None:
+        """The leftmost task that is not ``task``."""
+        return next((t for t in self._tasks if t is not task), None)
+
+    def tasks(self) -> tuple[Task, ...]:
+        return tuple(self._tasks)

@@ -1,0 +1,70 @@
+"""The derived series (model.metrics) and wire time (model.net.wire), each defined once: numbers by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from model.metrics import bandwidth_mbps, interval_table, jain_index, jain_rows, rate_per_s, seconds, share
+from model.net.wire import MSS_BYTES, frame_bytes, frame_ns, tcp_goodput_mbps, tcp_payload_ns
+
+
+def test_jain_index_of_equal_skewed_and_empty_sets() -> None:
+    assert jain_index([5, 5, 5, 5]) == 1.0
+    assert jain_index([10, 0, 0, 0]) == 0.25  # one of four takes everything: 1/n
+    assert jain_index([3, 1]) == pytest.approx(16 / 20)  # (3 + 1)² / (2 · (9 + 1))
+    assert jain_index([0, 0, 0]) == 1.0 and jain_index([]) == 1.0  # nobody was treated unfairly
+
+
+def test_jain_rows_is_jain_index_row_by_row() -> None:
+    rows = np.array([[5, 5, 5, 5], [10, 0, 0, 0], [0, 0, 0, 0], [3, 1, 0, 0]], dtype=np.int64)
+    assert jain_rows(rows).tolist() == [jain_index(list(r)) for r in rows] == [1.0, 0.25, 1.0, 0.4]
+
+
+def test_bandwidth_shares_and_rates_of_an_interval() -> None:
+    assert bandwidth_mbps(1_250_000, 100_000_000) == pytest.approx(100.0)  # 10 Mbit in 0.1 s
+    assert seconds(2_500_000_000) == 2.5
+    assert share(25_000_000, 100_000_000) == 0.25
+    assert rate_per_s(30, 100_000_000) == pytest.approx(300.0)
+    deltas, dt = np.array([1_250_000, 625_000]), np.array([100_000_000, 100_000_000])
+    assert bandwidth_mbps(deltas, dt).tolist() == pytest.approx([100.0, 50.0])  # arrays alike
+
+
+def test_interval_table_differences_each_counter_per_sample() -> None:
+    columns = ["t_ns", "acked_bytes", "cpu0_task_ns", "hog_yields", "switches"]
+    rows = np.array(
+        [[100_000_000, 1_250_000, 40_000_000, 10, 3], [200_000_000, 1_875_000, 140_000_000, 10, 5]],
+        dtype=np.int64,
+    )
+    table = dict(interval_table(columns, rows))
+    assert list(table) == ["t_s", "bandwidth_mbps", "cpu0_task_share", "hog_yields_per_s"]
+    assert table["t_s"].tolist() == [0.1, 0.2]
+    assert table["bandwidth_mbps"].tolist() == pytest.approx([100.0, 50.0])
+    assert table["cpu0_task_share"].tolist() == pytest.approx([0.4, 1.0])
+    assert table["hog_yields_per_s"].tolist() == pytest.approx([100.0, 0.0])
+
+
+def test_wire_time_of_a_frame_and_tcp_goodput() -> None:
+    assert frame_bytes(1500) == 1538  # 14 header + 4 FCS + 8 preamble + 12 gap
+    assert frame_ns(1500, 100) == 123_040  # 1538 · 8 bits at 100 Mbit/s
+    assert frame_ns(1500, 10_000) == 1_231  # 1230.4 ns, rounded up
+    assert MSS_BYTES == 1448
+    assert tcp_payload_ns(MSS_BYTES, 100) == frame_ns(1500, 100)  # a full segment is one frame
+    assert tcp_payload_ns(16 * MSS_BYTES, 1000) == 16 * 12_304
+    assert tcp_goodput_mbps(100) == pytest.approx(94.148, abs=1e-3)  # 1448 / 1538 of the line
+
+
+@pytest.mark.parametrize("name", ["cfs-yield-2007", "qdisc-fairness-2011"])
+def test_interval_table_is_the_csv_to_its_printed_digits(name: str) -> None:
+    """model.metrics defines the CSV's series once; the CSV writer may use it without a changed byte."""
+    from model.cli.series_csv import series_table
+    from model.scenario import load_scenario
+    from model.simulation import Simulation
+
+    sim = Simulation(load_scenario(name).with_overrides({"scenario.duration_s": 1.0}), trace="off")
+    sim.advance(1_000_000_000)
+    header, rows = series_table(sim)
+    table = interval_table(sim.series.columns, sim.series.view())
+    assert [n for n, _ in table] == header
+    ours = np.column_stack([v for _, v in table])
+    assert [[f"{v:.6g}" for v in row] for row in ours] == [[f"{v:.6g}" for v in row] for row in rows]
