@@ -74,7 +74,7 @@ def native_extensions() -> list[object]:
 RESOURCE_DATA = {
     "schedlab_resources": ["*.desktop"],
     "schedlab_resources.scenarios": ["*.toml"],
-    "schedlab_resources.lessons": ["*.md", "*.html"],
+    "schedlab_resources.lessons": ["*.md", "*.html", "*.steps.toml"],
     "schedlab_resources.icons": ["*.svg", "*.png"],
 }
 

@@ -1,69 +1,59 @@
-"""Screenshots of a widget (a panel or the whole window) as PNG or SVG.
+"""Pictures of a widget (a panel, a plot or the whole window) as PNG, SVG or PDF files.
 
-PNG goes through ``QWidget.grab()``; SVG through ``QSvgGenerator`` and ``QWidget.render()`` (pyqtgraph's
-own SVG exporter crashes under PySide6 6.12). Failures raise ``ExportError`` with a one-line message
-naming the path and what is wrong: the window shows it in a dialog, the CLI prints it and exits 2.
+``gui.figures`` draws them into memory (PNG at any scale, SVG that other renderers draw as Qt does,
+PDF; pyqtgraph's own SVG exporter crashes under PySide6 6.12), and they are written as every output
+file is (``model.cli.outputs``): the path checked first, the bytes into a temporary file renamed into
+place when complete, so a full disk or a bad path never leaves half a picture or destroys the old one,
+and libpng or QSvg never write a message of their own. Failures raise ``ExportError`` with a
+one-line message naming the path and what is wrong: the window shows it in a dialog, the CLI prints it
+and exits 2.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QRect, QSize
-from PySide6.QtGui import QPainter
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
-from model.scenario import ScenarioError
+from gui.figures import FigureError, FigureOptions, figure_bytes
+from model.cli.outputs import OutputError, check_output, write_bytes_atomic
+from model.keyspec import shown_path
 
-FORMATS = (".png", ".svg")
+FORMATS = (".png", ".svg", ".pdf")
 
 
-class ExportError(ScenarioError):
+class ExportError(OutputError):
     """An export that cannot be written; the message is one line."""
 
 
-def check_path(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix not in FORMATS:
-        raise ExportError(
-            f"cannot export to '{path}': unknown extension '{path.suffix}'; allowed: .png, .svg"
-        )
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise ExportError(f"cannot export to '{path}': folder '{parent}' does not exist")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ExportError(f"cannot export to '{path}': permission denied")
-    return suffix
+def _what(path: str | Path) -> str:
+    return f"cannot export to {shown_path(path)}"
 
 
-def export_widget(widget: QWidget, path: str | Path) -> Path:
-    """Write ``widget`` as it looks now to ``path`` (``.png`` or ``.svg``); return the path."""
-    path = Path(path)
-    suffix = check_path(path)
-    if suffix == ".png":
-        if not widget.grab().save(str(path), "PNG"):
-            raise ExportError(f"cannot export to '{path}': the PNG could not be written")
-    else:
-        _write_svg(widget, path)
-        if not path.is_file() or path.stat().st_size == 0:
-            raise ExportError(f"cannot export to '{path}': the SVG could not be written")
-    return path
-
-
-def _write_svg(widget: QWidget, path: Path) -> None:
-    size = widget.size()
-    gen = QSvgGenerator()
-    gen.setFileName(str(path))
-    gen.setSize(QSize(size))
-    gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-    gen.setTitle(widget.windowTitle() or "schedlab")
-    gen.setDescription("exported by schedlab")
-    painter = QPainter()
-    if not painter.begin(gen):
-        raise ExportError(f"cannot export to '{path}': the SVG could not be opened for writing")
+def check_path(path: str | Path, *, what: str = "", inputs: Sequence[Path | str] = ()) -> Path:
+    """``path`` if a picture can be written there (checked before the drawing, or the run, starts)."""
     try:
-        widget.render(painter, QPoint(0, 0))
-    finally:
-        painter.end()
+        return check_output(str(path), what or _what(path), suffixes=FORMATS, inputs=inputs)
+    except OutputError as exc:
+        raise ExportError(str(exc)) from None
+
+
+def export_widget(
+    widget: QWidget,
+    path: str | Path,
+    *,
+    what: str = "",
+    inputs: Sequence[Path | str] = (),
+    options: FigureOptions | None = None,
+) -> Path:
+    """Write ``widget`` as it looks now to ``path`` (``.png``, ``.svg`` or ``.pdf``, drawn by
+    ``gui.figures`` at ``options``' scale, with its caption); return the path."""
+    what = what or _what(path)
+    path = check_path(path, what=what, inputs=inputs)
+    try:
+        data = figure_bytes(widget, path.suffix.lower(), options or FigureOptions())
+        write_bytes_atomic(path, what, data)
+    except (OutputError, FigureError) as exc:
+        raise ExportError(f"{what}: {exc}" if isinstance(exc, FigureError) else str(exc)) from None
+    return path

@@ -11,6 +11,14 @@ screen), Fast is real time (the graphs move like the seed's iperf output), and t
 frame is capped, and the cap shrinks when an advance took longer than ``FRAME_WORK_S`` of wall time
 (the model itself never reads the wall clock; this module may).
 
+The graphs' sampling follows the speed (a point every 0.1 s of wall time, ``gui.draw.series``), so
+they answer at every speed. A run is a recording (``gui.rewind``): its live settings are kept with
+their instants, so Back one event, Back one second and the scrubber rebuild any earlier instant by
+replay, and ``step_event`` runs to the next thing that happens and says what (``stepped``). A lesson
+may play until a simulated time or until a stop rule hits (``run_until``); the playback then pauses
+and says so (``stopped``). Between frames, and while paused, the recording's checkpoints are refilled
+within a wall-time budget.
+
 Model errors (``ScenarioError``) never escape into Qt: they are emitted as ``error(str)`` and the
 previous run is kept, so nothing is lost.
 """
@@ -24,9 +32,15 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
+from gui.draw.cpu_count import with_cpus
+from gui.draw.series import sample_ns_for
+from gui.draw.step_words import describe_step, latest_event_ns
+from gui.rewind import Instance, Rewinder
 from model.scenario import Scenario, ScenarioError
+from model.sched import POLICIES
 from model.simulation import LIVE_KEYS, SetTunable, Simulation
 from model.snapshot import Snapshot
+from model.stops import NextRecord, StopRule
 
 NSEC_PER_SEC = 1_000_000_000
 
@@ -42,7 +56,23 @@ FRAME_WORK_S = 0.008  # wall time one advance may take before the next frame ask
 MAX_WALL_DT_S = 0.1  # a stalled frame (window dragged, laptop asleep) does not jump ahead
 MAX_FRAME_SIM_NS = 250_000_000  # simulated time one frame may advance, at most
 MIN_FRAME_SIM_NS = 10_000  # the adaptive cap never goes below this
-SAMPLE_NS = 50_000_000  # graph sampling interval: 20 points per simulated second
+RUNG_SAMPLE_NS = 5_000_000  # sampling of a run until the window retunes it (checkpoints keep this)
+KEEP_ROWS = 4096  # series rows a run keeps: a graph window needs about 100
+STEP_LIMIT_NS = 100_000_000  # a step that sees nothing happen stops after this
+WORK_PLAYING_S = 0.004  # checkpoint refills per frame while playing, at most
+WORK_PAUSED_S = 0.010  # and while paused
+# Settings a CPU count decides (gui.draw.cpu_count), and the scenario's own description.
+CPU_BOUND_KEYS = (
+    "machine.cpus",
+    "net.irq_cpus",
+    "iperf.cpu",
+    "scenario.name",
+    "scenario.title",
+    "scenario.story",
+    "scenario.description",
+    "scenario.duration_s",
+    "scenario.seed",
+)
 
 
 def clamp_speed(speed: float) -> float:
@@ -70,9 +100,12 @@ class Playback(QObject):
 
     snapshot_ready = Signal(object)  # Snapshot
     restarted = Signal(object)  # the Scenario of a new run: panels forget their history
+    landed = Signal(object)  # t_ns the run was rebuilt at (back, scrub; past 2^31): panels forget history
     error = Signal(str)  # a one-line message for a dialog
     playing_changed = Signal(bool)
     speed_changed = Signal(float)
+    stepped = Signal(str)  # what a step ran, in words
+    stopped = Signal(str)  # a "run until" was reached: "time" or "event"
 
     def __init__(
         self,
@@ -85,9 +118,13 @@ class Playback(QObject):
     ) -> None:
         super().__init__(parent)
         self.scenario = scenario
+        self.loaded = scenario  # as opened: a CPU count is applied to it, not to an earlier resize
         self.seed = scenario.seed if seed is None else seed
-        self.simulation = self._build(scenario)
         self.speed = SPEED_NORMAL
+        self.rewinder, self.live = self._record(scenario)
+        self._rule: StopRule | None = None  # a lesson's "run until an event"
+        self._until_ns: int | None = None  # a lesson's "run to a time"
+        self._last_event_ns: int | None = None  # the latest event shown: Back one event goes before it
         self.playing = False
         self.limited = False  # the last frame was held back by the work cap
         self.last_snapshot: Snapshot | None = None
@@ -101,8 +138,22 @@ class Playback(QObject):
         self._timer.timeout.connect(self._on_timeout)
         self._last_wall = 0.0
 
-    def _build(self, scenario: Scenario) -> Simulation:
-        return Simulation(scenario, self.seed, sample_ns=SAMPLE_NS, trace="recent")
+    def _build(self, scenario: Scenario, seed: int) -> Simulation:
+        return Simulation(scenario, seed, sample_ns=RUNG_SAMPLE_NS, trace="recent", keep_rows=KEEP_ROWS)
+
+    def _record(self, scenario: Scenario) -> tuple[Rewinder, Instance]:
+        """A new recording of ``scenario`` (raises ScenarioError) and its live run at t = 0."""
+        seed = self.seed
+        first = self._build(scenario, seed)
+        rewinder = Rewinder(lambda: self._build(scenario, seed))
+        live = Instance(first)
+        first.set_sample_ns(sample_ns_for(self.speed))
+        return rewinder, live
+
+    @property
+    def simulation(self) -> Simulation:
+        """The live run."""
+        return self.live.sim
 
     # ---- the clock --------------------------------------------------------------------------
 
@@ -118,7 +169,8 @@ class Playback(QObject):
             self.playing_changed.emit(True)
 
     def pause(self) -> None:
-        self._timer.stop()
+        if not self.rewinder.pending():
+            self._timer.stop()
         if self.playing:
             self.playing = False
             self.playing_changed.emit(False)
@@ -133,9 +185,11 @@ class Playback(QObject):
         """Stop the timer for good (the window is closing)."""
         self._use_timer = False
         self.pause()
+        self._timer.stop()
 
     def _start_timer(self) -> None:
-        if self._use_timer and self.playing:
+        """The timer runs while playing, and while paused for as long as checkpoints are missing."""
+        if self._use_timer and (self.playing or self.rewinder.pending()) and not self._timer.isActive():
             self._last_wall = self._clock()
             self._timer.start()
 
@@ -144,16 +198,30 @@ class Playback(QObject):
         if speed != self.speed:
             self.speed = speed
             self._carry_ns = 0.0
+            self.simulation.set_sample_ns(sample_ns_for(speed))
             self.speed_changed.emit(speed)
 
     def _on_timeout(self) -> None:
         now = self._clock()
         wall_dt, self._last_wall = now - self._last_wall, now
         try:
-            self.tick(wall_dt)
+            if self.playing:
+                self.tick(wall_dt)
+            spent = self._clock() - now
+            self.work(WORK_PLAYING_S if self.playing else WORK_PAUSED_S, spent)
         except Exception as exc:  # never let a model failure unwind through the Qt event loop
             self.pause()
+            self._timer.stop()
             self.error.emit(f"the simulation stopped: {type(exc).__name__}: {exc}")
+
+    def work(self, budget_s: float, spent_s: float = 0.0) -> bool:
+        """Refill the recording's checkpoints for what is left of a frame (``budget_s`` at most); the
+        idle timer stops once nothing is missing and the run is paused. True while work remains."""
+        left = min(budget_s, FRAME_INTERVAL_MS / 1000 - spent_s - 0.002)
+        more = self.rewinder.work(left) if left > 0 else self.rewinder.pending()
+        if not more and not self.playing:
+            self._timer.stop()
+        return more
 
     def tick(self, wall_dt_s: float) -> Snapshot | None:
         """Advance by ``speed × wall_dt_s`` (capped) and emit the snapshot; nothing while paused."""
@@ -166,39 +234,116 @@ class Playback(QObject):
             dt_ns, self._carry_ns = self._budget_ns, 0.0
         else:
             self._carry_ns = want - dt_ns
+        if self._until_ns is not None:
+            dt_ns = max(0, min(dt_ns, self._until_ns - self.simulation.now_ns))
         start = self._clock()
         try:
-            snap = self.simulation.advance(dt_ns)
+            snap, hit = self.rewinder.advance(self.live, dt_ns, self._rule)
         except ScenarioError as exc:
             self.pause()
             self.error.emit(str(exc))
             return None
         self._budget_ns = next_budget_ns(self._budget_ns, dt_ns, self._clock() - start)
-        return self._emit(snap)
+        self._emit(snap)
+        if hit or (self._until_ns is not None and snap.t_ns >= self._until_ns):
+            self._finish_run_until("event" if hit else "time")
+        return snap
 
     def _emit(self, snap: Snapshot) -> Snapshot:
         self.last_snapshot = snap
+        latest = latest_event_ns(snap.events, snap.t_ns)
+        if latest is not None:
+            self._last_event_ns = latest
         self.snapshot_ready.emit(snap)
         return snap
+
+    # ---- running until a moment (lessons) ---------------------------------------------------------
+
+    def run_until(self, t_ns: int | None = None, rule: StopRule | None = None) -> None:
+        """Play until simulated time ``t_ns``, or until ``rule`` hits (whichever comes first), then
+        pause and emit ``stopped``. Neither: a plain play."""
+        self._until_ns = t_ns
+        self._rule = rule
+        if rule is not None:
+            rule.begin(self.simulation)
+        if t_ns is not None and self.simulation.now_ns >= t_ns:
+            self._finish_run_until("time")
+            return
+        self.play()
+
+    def cancel_run_until(self) -> None:
+        self._until_ns, self._rule = None, None
+
+    @property
+    def running_until(self) -> bool:
+        return self._until_ns is not None or self._rule is not None
+
+    def _finish_run_until(self, why: str) -> None:
+        self.cancel_run_until()
+        self.pause()
+        self.stopped.emit(why)
 
     # ---- commands ---------------------------------------------------------------------------
 
     def step_event(self) -> Snapshot | None:
-        """Pause, then run exactly one model event."""
+        """Pause, then run to the next thing that happens (the next event that adds a trace record, or
+        ``STEP_LIMIT_NS`` at most) and say what it was (``stepped``)."""
         self.pause()
+        self.cancel_run_until()
+        rule = NextRecord()
         try:
-            return self._emit(self.simulation.step_event())
+            snap, _hit = self.rewinder.advance(self.live, STEP_LIMIT_NS, rule)
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return None
+        self._emit(snap)
+        names = {t.tid: t.name for t in snap.tasks}
+        info = POLICIES.get(str(snap.settings.get("sched.policy")))
+        landing = info.describe_landing if info is not None else str
+        self.stepped.emit(describe_step(snap.events, snap.t_ns, names, landing))
+        return snap
 
     def advance_to(self, t_ns: int) -> Snapshot | None:
         """Run the model to ``t_ns`` in one go, whatever the play state, and emit (export, benchmarks)."""
         try:
-            return self._emit(self.simulation.advance(max(0, t_ns - self.simulation.now_ns)))
+            snap, _hit = self.rewinder.advance(self.live, max(0, t_ns - self.simulation.now_ns))
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return None
+        return self._emit(snap)
+
+    # ---- going back ---------------------------------------------------------------------------------
+
+    @property
+    def reach_ns(self) -> int:
+        """How far this recording has run: the scrubber's end."""
+        return max(self.rewinder.reach_ns, self.simulation.now_ns)
+
+    def seek(self, t_ns: int) -> Snapshot | None:
+        """Rebuild the run at ``t_ns`` (within the recording) by replay; play state and speed kept."""
+        self.cancel_run_until()
+        try:
+            self.live = self.rewinder.land(t_ns, self.live)
+        except ScenarioError as exc:
+            self.error.emit(str(exc))
+            return None
+        self.live.sim.set_sample_ns(sample_ns_for(self.speed))
+        self._last_event_ns = None
+        self.landed.emit(self.live.t_ns)
+        snap = self._emit(self.simulation.advance(0))
+        self._carry_ns = 0.0
+        self._start_timer()
+        return snap
+
+    def back_event(self) -> Snapshot | None:
+        """Back to just before the latest event shown (undoes a step)."""
+        self.pause()
+        last = self._last_event_ns if self._last_event_ns is not None else self.simulation.now_ns
+        return self.seek(max(0, min(last, self.simulation.now_ns) - 1))
+
+    def back_seconds(self, seconds: float = 1.0) -> Snapshot | None:
+        """Back ``seconds`` of simulated time."""
+        return self.seek(max(0, self.simulation.now_ns - round(seconds * NSEC_PER_SEC)))
 
     def refresh(self) -> Snapshot:
         """Emit the current state without advancing (a first frame, or after a restart)."""
@@ -215,6 +360,7 @@ class Playback(QObject):
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return False
+        self.rewinder.record(self.live, key, value)
         self.refresh()
         return True
 
@@ -225,26 +371,40 @@ class Playback(QObject):
     def restart_with(self, overrides: Mapping[str, Any]) -> bool:
         """A new run with settings changed (and the live settings carried over); same seed and speed."""
         carried = {k: v for k, v in self.simulation.settings().items() if k in LIVE_KEYS}
+        changes = {**carried, **overrides}
+        cpus = changes.pop("machine.cpus", None)
         try:
-            scenario = self.scenario.with_overrides({**carried, **overrides})
+            scenario = self.scenario.with_overrides(changes)
+            if cpus is not None:  # what depends on the CPU count follows it (gui.draw.cpu_count)
+                keep = {k: v for k, v in scenario.settings().items() if k not in CPU_BOUND_KEYS}
+                scenario = with_cpus(self.loaded, int(cpus)).with_overrides(keep)
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return False
         return self._restart(scenario, self.seed)
 
+    def restart_scenario(self, scenario: Scenario) -> bool:
+        """A new run of ``scenario`` (a lesson step's settings), same seed and speed."""
+        return self._restart(scenario, self.seed)
+
     def load(self, scenario: Scenario, seed: int | None = None) -> bool:
         """Another story or file; its own seed unless one is given. Speed and play state kept."""
-        return self._restart(scenario, scenario.seed if seed is None else seed)
+        if not self._restart(scenario, scenario.seed if seed is None else seed):
+            return False
+        self.loaded = scenario
+        return True
 
     def _restart(self, scenario: Scenario, seed: int) -> bool:
         old_seed, self.seed = self.seed, seed
         try:
-            simulation = self._build(scenario)
+            self.rewinder, self.live = self._record(scenario)
         except ScenarioError as exc:
             self.seed = old_seed
             self.error.emit(str(exc))
             return False
-        self.scenario, self.simulation = scenario, simulation
+        self.scenario = scenario
+        self.cancel_run_until()
+        self._last_event_ns = None
         self._budget_ns, self._carry_ns, self.limited = MAX_FRAME_SIM_NS, 0.0, False
         self.restarted.emit(scenario)
         self.refresh()

@@ -1,10 +1,13 @@
 """Counters and the series derived from them, each defined once: the CLI, the CSV and the window use these.
 
-``Series`` samples the machine's cumulative counters at a fixed simulated interval. Each probe is a
-named function returning a cumulative integer counter (bytes acknowledged, a CPU's hardirq ns, a task's
-yields, ...). Rows are appended into a growing int64 array; readers get read-only views of the rows
-written so far, which later appends never change. The derived series (bandwidth, shares of an
-interval, rates, Jain's index) take plain numbers or numpy arrays alike, with the same arithmetic.
+``Series`` samples the machine's cumulative counters at a simulated interval (the caller may retune it
+mid-run). Each probe is a named function returning a cumulative integer counter (bytes acknowledged, a
+CPU's hardirq ns, a task's yields, ...). Rows are appended into a growing int64 array; readers get
+read-only views of the rows written so far, which later appends never change. With ``keep_rows`` only
+the newest rows are kept (a window's bounded memory over a long run). ``mark`` samples a row and keeps
+it as the anchor of "since the last change". The derived series (bandwidth, shares of an interval,
+rates, Jain's index) take plain numbers or numpy arrays alike, with the same arithmetic, and
+``interval_figures`` composes them into the headline figures of any interval between two rows.
 """
 
 from __future__ import annotations
@@ -16,25 +19,50 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from model.snapshot import SeriesLayout
+
 NSEC_PER_SEC = 1_000_000_000
 Num = Any  # a number or a numpy array of them: the same arithmetic serves both
 
 
 class Series:
-    def __init__(self, probes: dict[str, Callable[[], int]], capacity: int = 256) -> None:
+    def __init__(
+        self, probes: dict[str, Callable[[], int]], capacity: int = 256, keep_rows: int | None = None
+    ) -> None:
         self.columns = ["t_ns", *probes]
         self._probes = list(probes.values())
         self._data: NDArray[np.int64] = np.zeros((capacity, len(self.columns)), dtype=np.int64)
         self.rows = 0
+        self.keep_rows = keep_rows
+        self.dropped = 0  # rows let go to keep only ``keep_rows``
+        self.anchor: NDArray[np.int64] = np.zeros(len(self.columns), dtype=np.int64)  # at the last mark
+        self.anchor.flags.writeable = False
 
     def sample(self, t_ns: int) -> None:
         if self.rows == len(self._data):
-            self._data = np.concatenate([self._data, np.zeros_like(self._data)])
+            self._make_room()
         row = self._data[self.rows]
         row[0] = t_ns
         for i, probe in enumerate(self._probes, start=1):
             row[i] = probe()
         self.rows += 1
+
+    def _make_room(self) -> None:
+        keep = self.keep_rows
+        if keep is None or self.rows < 2 * keep:
+            self._data = np.concatenate([self._data, np.zeros_like(self._data)])
+            return
+        # A fresh array with the newest ``keep`` rows: views handed out earlier keep their own data.
+        fresh = np.zeros((2 * keep, len(self.columns)), dtype=np.int64)
+        fresh[:keep] = self._data[self.rows - keep : self.rows]
+        self.dropped += self.rows - keep
+        self._data, self.rows = fresh, keep
+
+    def mark(self, t_ns: int) -> None:
+        """Sample a row now and keep it as the anchor: the counters when a setting last changed."""
+        self.sample(t_ns)
+        self.anchor = self._data[self.rows - 1].copy()
+        self.anchor.flags.writeable = False
 
     def view(self) -> NDArray[np.int64]:
         """The rows sampled so far (read-only)."""
@@ -101,6 +129,55 @@ def interval_table(columns: Sequence[str], rows: NDArray[np.int64]) -> list[tupl
         elif name.endswith("_yields"):
             out.append((name + "_per_s", rate_per_s(per_interval(rows[:, i]), dt)))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalFigures:
+    """The headline figures of one interval between two sampled rows, each from the functions above."""
+
+    t0_ns: int
+    t1_ns: int
+    bandwidth_mbps: float
+    task_share: tuple[float, ...]  # fraction of one CPU, per task in the order of ``Snapshot.tasks``
+    cpu_busy: tuple[float, ...]  # user + hardirq + softirq, per CPU
+    cpu_hardirq: tuple[float, ...]  # hardirq, per CPU
+    cpu_softirq: tuple[float, ...]  # softirq, per CPU
+    dequeued: tuple[int, ...]  # per CPU, packets (empty without a transmit path)
+    fairness_jain: float | None  # Jain's index of ``dequeued`` (None without a transmit path)
+    switches_per_s: float
+
+    @property
+    def duration_ns(self) -> int:
+        return self.t1_ns - self.t0_ns
+
+
+def interval_figures(
+    layout: SeriesLayout, a: NDArray[np.int64], b: NDArray[np.int64]
+) -> IntervalFigures | None:
+    """The figures of the interval from row ``a`` to row ``b`` (counter rows of ``Series``, column 0 the
+    time); None when it is empty. Over a whole run (``a`` all zeros, ``b`` at its end) these are the
+    figures ``schedlab run --json`` reports."""
+    dt = int(b[0]) - int(a[0])
+    if dt <= 0:
+        return None
+    d = b.astype(np.int64) - a.astype(np.int64)
+    busy = [
+        share(int(d[u]) + int(d[h]) + int(d[s]), dt)
+        for u, h, s in zip(layout.cpu_task_ns, layout.cpu_hardirq_ns, layout.cpu_softirq_ns, strict=True)
+    ]
+    dequeued = tuple(int(d[c]) for c in layout.cpu_dequeued)
+    return IntervalFigures(
+        t0_ns=int(a[0]),
+        t1_ns=int(b[0]),
+        bandwidth_mbps=float(bandwidth_mbps(int(d[layout.acked_bytes]), dt)),
+        task_share=tuple(float(share(int(d[c]), dt)) for c in layout.task_exec_ns),
+        cpu_busy=tuple(float(x) for x in busy),
+        cpu_hardirq=tuple(float(share(int(d[h]), dt)) for h in layout.cpu_hardirq_ns),
+        cpu_softirq=tuple(float(share(int(d[s]), dt)) for s in layout.cpu_softirq_ns),
+        dequeued=dequeued,
+        fairness_jain=jain_index(dequeued) if dequeued else None,
+        switches_per_s=float(rate_per_s(int(d[layout.switches]), dt)),
+    )
 
 
 # ---- whole-run metrics by name: dotted paths into ``schedlab run --json`` ----------------------------
@@ -186,7 +263,7 @@ class Headline:
 RUN_HEADLINES: tuple[Headline, ...] = (
     Headline("bandwidth_mbps", "bandwidth", "Mbit/s"),
     Headline("fairness_jain", "Jain", "", digits=2, arrow=True),
-    Headline("context_switches_per_s", "context switches", "/s", digits=0),
+    Headline("system_context_switches_per_s", "context switches (system)", "/s", digits=0),
 )
 
 

@@ -21,10 +21,22 @@ from pathlib import Path
 from typing import Any
 
 from model import script_steps as st
-from model.scenario import Scenario, ScenarioError, TaskSpec, load_scenario, parse_scenario
+from model.keyspec import coerce, shown
+from model.scenario import (
+    Scenario,
+    ScenarioError,
+    TaskSpec,
+    check_consistent,
+    load_scenario,
+    parse_scenario,
+    task_specs,
+)
+from model.scenario_file import read_scenario_text
 
 US = 1_000
 MAX_FILE_BYTES = 8_000_000
+MAX_TASKS = 256  # as many as a scenario's threads: each task is at least one
+MAX_NAMED = 8  # unsupported things a message names; the rest are counted
 
 # rt-app_parse_config.c, events[]: a key is an event if it starts with one of these, tried in order.
 RTAPP_EVENTS = (
@@ -72,7 +84,7 @@ class _Problems:
     items: list[str]
 
     def add(self, task: str, phase: str, what: str) -> None:
-        where = f"task '{task}'" + (f" phase '{phase}'" if phase else "")
+        where = f"task {shown(task)}" + (f" phase {shown(phase)}" if phase else "")
         self.items.append(f"{where}: {what}")
 
 
@@ -88,13 +100,13 @@ def _pairs(value: Any, what: str) -> Pairs:
 
 def _int(value: Any, what: str, lo: int, hi: int) -> int:
     if type(value) is not int or not lo <= value <= hi:
-        raise ScenarioError(f"{what} = {value!r}; allowed {lo}..{hi}")
+        raise ScenarioError(f"{what} = {shown(value)}; allowed {lo}..{hi}")
     return value
 
 
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value:
-        raise ScenarioError(f"{what} = {value!r}; allowed: a name")
+        raise ScenarioError(f"{what} = {shown(value)}; allowed: a name")
     return value
 
 
@@ -112,7 +124,7 @@ def _event(kind: str, key: str, value: Any, what: str) -> st.Step | None:
         period = _int(obj.get("period", 0), f"{what}.period", 1, st.MAX_US)
         mode = obj.get("mode", "relative")
         if mode not in ("relative", "absolute"):
-            raise ScenarioError(f"{what}.mode = {mode!r}; allowed: relative, absolute")
+            raise ScenarioError(f"{what}.mode = {shown(mode)}; allowed: relative, absolute")
         return st.Timer(_text(obj.get("ref", "unknown"), f"{what}.ref"), period * US, mode == "absolute")
     if kind == "yield":
         return st.Yield()
@@ -138,19 +150,21 @@ def _phase(pairs: Pairs, task: str, phase: str, props: dict[str, Any], problems:
     steps: list[st.Step] = []
     for key, value in pairs:
         kind = _event_kind(key)
-        what = f"{problems.source}: task '{task}'" + (f" phase '{phase}'" if phase else "") + f" {key}"
+        what = (
+            f"{problems.source}: task {shown(task)}" + (f" phase {shown(phase)}" if phase else "") + f" {key}"
+        )
         if kind in SUPPORTED:
             step = _event(kind, key, value, what)
             if step is not None:
                 steps.append(step)
         elif kind is not None:
-            problems.add(task, phase, f"'{key}'")
+            problems.add(task, phase, f"{shown(key)}")
         elif key in REFUSED_PROPERTIES:
-            problems.add(task, phase, f"'{key}' ({REFUSED_PROPERTIES[key]} are not modelled)")
+            problems.add(task, phase, f"{shown(key)} ({REFUSED_PROPERTIES[key]} are not modelled)")
         elif key in PROPERTIES and phase and key in PHASE_FIXED and props.get(key, PHASE_FIXED[key]) != value:
-            problems.add(task, phase, f"'{key}' changes within the task (not modelled)")
+            problems.add(task, phase, f"{shown(key)} changes within the task (not modelled)")
         elif key not in PROPERTIES and not (not phase and key in TASK_ONLY):
-            problems.add(task, phase, f"'{key}' is not an rt-app event or property")
+            problems.add(task, phase, f"{shown(key)} is not an rt-app event or property")
     return steps
 
 
@@ -158,16 +172,16 @@ def _policy(pairs: dict[str, Any], task: str, problems: _Problems) -> tuple[int,
     """The task's nice value and pinned CPU (-1: none)."""
     policy = pairs.get("policy", "SCHED_OTHER")
     if policy != "SCHED_OTHER":
-        problems.add(task, "", f"policy {policy!r} (schedlab models SCHED_OTHER only)")
+        problems.add(task, "", f"policy {shown(policy)} (schedlab models SCHED_OTHER only)")
     nice = pairs.get("priority", 0)
     if type(nice) is not int or not -20 <= nice <= 19:
-        problems.add(task, "", f"priority {nice!r} (SCHED_OTHER: a nice value, -20..19)")
+        problems.add(task, "", f"priority {shown(nice)} (SCHED_OTHER: a nice value, -20..19)")
         nice = 0
     cpus = pairs.get("cpus")
     cpu = -1
     if cpus is not None:
         if not isinstance(cpus, list) or len(cpus) != 1 or type(cpus[0]) is not int or not 0 <= cpus[0] < 64:
-            problems.add(task, "", f"cpus {cpus!r} (schedlab pins a task to one CPU or to none)")
+            problems.add(task, "", f"cpus {shown(cpus)} (schedlab pins a task to one CPU or to none)")
         else:
             cpu = cpus[0]
     return nice, cpu
@@ -176,17 +190,17 @@ def _policy(pairs: dict[str, Any], task: str, problems: _Problems) -> tuple[int,
 def _task(name: str, obj: Pairs, problems: _Problems) -> TaskSpec | None:
     props = dict(obj)
     nice, cpu = _policy(props, name, problems)
-    instances = _int(props.get("instance", 1), f"{problems.source}: task '{name}' instance", 0, 64)
-    delay = _int(props.get("delay", 0), f"{problems.source}: task '{name}' delay", 0, st.MAX_US)
+    instances = _int(props.get("instance", 1), f"{problems.source}: task {shown(name)} instance", 0, 64)
+    delay = _int(props.get("delay", 0), f"{problems.source}: task {shown(name)} delay", 0, st.MAX_US)
     steps: list[st.Step] = []
     if "phases" in props:
-        loop = _int(props.get("loop", -1), f"{problems.source}: task '{name}' loop", -1, st.MAX_REPEAT)
+        loop = _int(props.get("loop", -1), f"{problems.source}: task {shown(name)} loop", -1, st.MAX_REPEAT)
         _phase([(k, v) for k, v in obj if k not in ("phases", "loop")], name, "", props, problems)
-        for phase, body in _pairs(props["phases"], f"{problems.source}: task '{name}' phases"):
-            pairs = _pairs(body, f"{problems.source}: task '{name}' phase '{phase}'")
+        for phase, body in _pairs(props["phases"], f"{problems.source}: task {shown(name)} phases"):
+            pairs = _pairs(body, f"{problems.source}: task {shown(name)} phase {shown(phase)}")
             count = _int(
                 dict(pairs).get("loop", 1),
-                f"{problems.source}: task '{name}' phase '{phase}' loop",
+                f"{problems.source}: task {shown(name)} phase {shown(phase)} loop",
                 1,
                 st.MAX_REPEAT,
             )
@@ -195,7 +209,7 @@ def _task(name: str, obj: Pairs, problems: _Problems) -> TaskSpec | None:
                 steps.append(st.Repeat(count, tuple(body_steps), phase))
     else:
         # rt-app parse_task_data: without phases, a task-level "loop" is the phase's count, run once
-        count = _int(props.get("loop", -1), f"{problems.source}: task '{name}' loop", -1, st.MAX_REPEAT)
+        count = _int(props.get("loop", -1), f"{problems.source}: task {shown(name)} loop", -1, st.MAX_REPEAT)
         steps = _phase(obj, name, "", props, problems)
         loop = 1 if count >= 0 else -1
         if count == 0:
@@ -217,23 +231,34 @@ def parse_rtapp(text: str, source: str = "<rt-app>") -> Scenario:
     """An rt-app JSON workload as a scenario; ``source`` names the file in error messages."""
     try:
         doc = json.loads(text, object_pairs_hook=list)  # duplicate keys kept, in order
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise ScenarioError(f"{source}: malformed JSON: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{source}: malformed JSON: nested too deeply") from None
+    except json.JSONDecodeError as malformed:
+        raise ScenarioError(f"{source}: malformed JSON: {malformed}") from None
+    except ValueError:  # json converts integers of up to 4300 digits only
+        raise ScenarioError(f"{source}: malformed JSON: a number of more than 4300 digits") from None
     top = dict(_pairs(doc, source))
     unknown = [k for k in top if k not in ("tasks", "global", "resources")]
     if unknown:
-        raise ScenarioError(f"{source}: unknown key '{unknown[0]}'; allowed: tasks, global, resources")
+        raise ScenarioError(f"{source}: unknown key {shown(unknown[0])}; allowed: tasks, global, resources")
     if "tasks" not in top:
         raise ScenarioError(f"{source}: no 'tasks' object: an rt-app workload needs tasks")
     problems = _Problems(source, [])
-    tasks = [
-        _task(name, _pairs(obj, f"{source}: task '{name}'"), problems)
-        for name, obj in _pairs(top["tasks"], f"{source}: tasks")
-    ]
+    named = _pairs(top["tasks"], f"{source}: tasks")
+    if len(named) > MAX_TASKS:
+        raise ScenarioError(f"{source}: tasks: {len(named):,} tasks; at most {MAX_TASKS}")
+    name_spec = task_specs()["name"]
+    for name, _ in named:
+        coerce(name_spec, name, source)  # a task's name is a scenario's task name: 1..64 plain characters
+    tasks = [_task(name, _pairs(obj, f"{source}: task {shown(name)}"), problems) for name, obj in named]
     duration = _global(dict(_pairs(top.get("global", []), f"{source}: global")), problems)
     if problems.items:
+        listed = problems.items[:MAX_NAMED]
+        more = len(problems.items) - len(listed)
         raise ScenarioError(
-            f"{source}: not supported: {'; '.join(problems.items)}; supported events: {', '.join(SUPPORTED)}"
+            f"{source}: not supported: {'; '.join(listed)}"
+            + (f"; and {more:,} more" if more else "")
+            + f"; supported events: {', '.join(SUPPORTED)}"
         )
     specs = tuple(t for t in tasks if t is not None)
     if not specs:
@@ -244,6 +269,7 @@ def parse_rtapp(text: str, source: str = "<rt-app>") -> Scenario:
     overrides: dict[str, object] = {"machine.cpus": cpus}
     if duration is not None:
         overrides["scenario.duration_s"] = float(duration)
+    check_consistent(base, source)  # thread names and count, named for the file, not for --set
     return base.with_overrides(overrides)
 
 
@@ -253,14 +279,14 @@ def _global(g: dict[str, Any], problems: _Problems) -> int | None:
         if key == "duration":
             continue
         if key not in GLOBAL_IGNORED:
-            problems.items.append(f"global '{key}' is not an rt-app global key")
+            problems.items.append(f"global {shown(key)} is not an rt-app global key")
         elif key == "default_policy" and value != "SCHED_OTHER":
-            problems.items.append(f"global default_policy {value!r} (schedlab models SCHED_OTHER only)")
+            problems.items.append(f"global default_policy {shown(value)} (schedlab models SCHED_OTHER only)")
         elif key == "pi_enabled" and value is not False:
             problems.items.append("global pi_enabled (priority inheritance is not modelled)")
     duration = g.get("duration", -1)
     if type(duration) is not int or not (duration == -1 or 1 <= duration <= 3600):
-        problems.items.append(f"global duration {duration!r} (allowed: -1 or 1..3600 seconds)")
+        problems.items.append(f"global duration {shown(duration)} (allowed: -1 or 1..3600 seconds)")
         return None
     return None if duration == -1 else duration
 
@@ -271,16 +297,17 @@ def parse_any(text: str, source: str) -> Scenario:
 
 
 def load_any(name_or_path: str) -> Scenario:
-    """A built-in scenario, a TOML file, or an rt-app JSON workload."""
+    """A built-in scenario, a TOML file, or an rt-app JSON workload (a regular file of at most
+    ``MAX_FILE_BYTES``, read as ``model.scenario_file`` reads any scenario file)."""
     path = Path(name_or_path)
     if path.suffix != ".json":
         return load_scenario(name_or_path)
-    if not path.is_file():
-        raise ScenarioError(f"workload file '{name_or_path}' does not exist (or is not a file)")
-    if path.stat().st_size > MAX_FILE_BYTES:
-        raise ScenarioError(f"workload file '{name_or_path}' is over {MAX_FILE_BYTES // 1_000_000} MB")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read workload '{path}': {exc}") from None
-    return parse_rtapp(text, str(path))
+    return parse_rtapp(read_file_text(path), str(path))
+
+
+def read_file_text(path: Path) -> str:
+    """The text of a scenario file or (``.json``) an rt-app workload, read as ``model.scenario_file``
+    reads one: a regular file below its size limit, never blocking."""
+    if path.suffix == ".json":
+        return read_scenario_text(path, MAX_FILE_BYTES, "workload file")
+    return read_scenario_text(path)

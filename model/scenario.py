@@ -11,6 +11,7 @@ key with its default, range or choices and meaning, for the window's controls.
 from __future__ import annotations
 
 import dataclasses
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,28 +19,32 @@ from pathlib import Path
 from typing import Any
 
 from model import resource_root
+from model.keyspec import KeySpec, ScenarioError, allowed_text, check_table, coerce, shown, shown_path
+from model.keyspec import spec_field as _spec
+from model.scenario_file import read_scenario_text
 from model.sched import POLICIES, TUNABLES
 from model.script_steps import Script, parse_script
 from model.snapshot import Value
+from model.toml_shape import ShapeError, check_shape
+
+__all__ = [
+    "KeySpec",
+    "Scenario",
+    "ScenarioError",
+    "builtin_names",
+    "key_specs",
+    "load_scenario",
+    "parse_scenario",
+    "scenario_path",
+    "section_specs",
+]
 
 RESOURCES = resource_root()  # resources/ in the source tree, package data when installed
 SCENARIO_DIR = RESOURCES / "scenarios"
-
-
-class ScenarioError(ValueError):
-    """Bad scenario input; the message is one line naming the key and what is allowed."""
-
-
-def _spec(
-    default: Any,
-    doc: str,
-    lo: float | None = None,
-    hi: float | None = None,
-    choices: Any = None,
-    parse: Any = None,
-) -> Any:
-    meta = {"doc": doc, "lo": lo, "hi": hi, "choices": choices, "parse": parse}
-    return field(default=default, metadata=meta)
+NAME = (1, 64)  # characters of a name (a scenario's, a task's, a channel's)
+MAX_THREADS = 256  # tasks after `count` expansion, with iperf's threads
+MAX_TASK_TABLES = 256
+MAX_SET_CHARS = 8192  # a --set value; the longest key, scenario.description, allows 4000 characters
 
 
 @dataclass(frozen=True)
@@ -85,7 +90,12 @@ class NetSpec:
     ack_softirq_ns_per_frame: int = _spec(
         3_000, "softirq cost of returning ACKs per data frame", 0, 1_000_000
     )
-    irq_cpus: tuple[int, ...] = _spec((0,), "CPUs that take the NIC's interrupts")
+    irq_cpus: tuple[int, ...] = _spec(
+        (0,),
+        "CPUs that take the NIC's interrupts",
+        length=(1, 64),
+        items="CPU numbers, each below machine.cpus",
+    )
     device: str = _spec(
         "nic", "transmit device: a NIC with a TX ring, or dummy (consumes at once)", choices=("nic", "dummy")
     )
@@ -111,7 +121,10 @@ class QdiscSpec:
     weight_p: int = _spec(64, "the dequeue quota in packets (quota+jiffy and quota)", 1, 100_000)
     bands: int = _spec(3, "prio bands", 2, 16)
     priomap: tuple[int, ...] = _spec(
-        (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1), "priority -> band (16 entries)"
+        (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
+        "priority -> band (16 entries)",
+        length=(16, 16),
+        items="band numbers, each below qdisc.bands",
     )
     limit: int = _spec(1000, "pfifo limit per band (the device's tx_queue_len)", 1, 100_000)
     per_packet: bool = _spec(
@@ -201,7 +214,7 @@ SYNC_KINDS = ("condvar", "sched_yield", "usleep0")
 
 @dataclass(frozen=True)
 class TaskSpec:
-    name: str = _spec("task", "task name")
+    name: str = _spec("task", "task name", length=NAME)
     kind: str = _spec("hog", "behaviour", choices=TASK_KINDS)
     nice: int = _spec(0, "nice value", -20, 19)
     cpu: int = _spec(-1, "pin to this CPU (-1: not pinned)", -1, 63)
@@ -210,7 +223,7 @@ class TaskSpec:
         1_000, "CPU burst per loop (hog chunk, yielder work, sleeper burst, item cost)", 1, 10**8
     )
     sleep_us: int = _spec(10_000, "sleeper: sleep per loop", 0, 10**8)
-    channel: str = _spec("ch", "producer/consumer: the shared channel name")
+    channel: str = _spec("ch", "producer/consumer: the shared channel name", length=NAME)
     sync: str = _spec("condvar", "producer/consumer: how the consumer waits", choices=SYNC_KINDS)
     slots: int = _spec(64, "producer/consumer: channel capacity", 1, 1_000_000)
     priority: int = _spec(0, "sender: skb->priority (the prio qdisc maps it to a band)", 0, 15)
@@ -221,10 +234,10 @@ class TaskSpec:
 
 @dataclass(frozen=True)
 class Scenario:
-    name: str = _spec("custom", "scenario name")
-    title: str = _spec("", "one-line title")
-    story: str = _spec("", "the story it retells (2007, 2009, 2011) or empty")
-    description: str = _spec("", "what to watch for")
+    name: str = _spec("custom", "scenario name", length=NAME)
+    title: str = _spec("", "one-line title", length=(0, 200))
+    story: str = _spec("", "the story it retells (2007, 2009, 2011) or empty", length=(0, 64))
+    description: str = _spec("", "what to watch for", length=(0, 4000), multiline=True)
     duration_s: float = _spec(10.0, "simulated duration", 0.001, 3600.0)
     seed: int = _spec(1, "random seed", 0, 2**63 - 1)
     machine: MachineSpec = field(default_factory=MachineSpec)
@@ -234,6 +247,9 @@ class Scenario:
     qdisc: QdiscSpec = field(default_factory=QdiscSpec)
     xmit: XmitSpec = field(default_factory=XmitSpec)
     tasks: tuple[TaskSpec, ...] = ()
+    # The built-in scenario this one was loaded from (its name), else "": what finds its lesson. Not a
+    # key: no file can set it, so a user's file never borrows a built-in story's lesson.
+    builtin: str = ""
 
     def settings(self) -> dict[str, Value]:
         """Every effective dotted key and its value (``[[tasks]]`` excluded)."""
@@ -253,18 +269,20 @@ class Scenario:
         for key, raw in overrides.items():
             section, _, name = key.partition(".")
             if section not in SECTIONS or not name:
-                raise ScenarioError(f"unknown key '{key}'; allowed sections: {', '.join(SECTIONS)}")
-            sections.setdefault(section, {})[name] = _parse_cli_value(raw)
+                raise ScenarioError(f"unknown key {shown(key)}; allowed sections: {', '.join(SECTIONS)}")
+            sections.setdefault(section, {})[name] = _parse_cli_value(key, raw)
         top: dict[str, Any] = {}
         for section, values in sections.items():
-            checked = _validate(section_specs(section), values, section, "--set")
+            checked = check_table(section_specs(section), values, section, "--set")
             if section == "scenario":
                 top.update(checked)
             elif section == "sched":
                 top[section] = self.sched.replaced(checked)
             else:
                 top[section] = dataclasses.replace(getattr(self, section), **checked)
-        return dataclasses.replace(self, **top)
+        out = dataclasses.replace(self, **top)
+        check_consistent(out, "--set")
+        return out
 
 
 SECTIONS: dict[str, type] = {
@@ -278,30 +296,30 @@ SECTIONS: dict[str, type] = {
 }
 
 
-def _parse_cli_value(raw: object) -> Any:
+def _parse_cli_value(key: str, raw: object) -> Any:
+    """A ``--set`` value as TOML reads it (``2``, ``[0, 3]``, ``true``), or a bare word as a string."""
     if not isinstance(raw, str):
         return raw
+    if len(raw) > MAX_SET_CHARS:
+        raise ScenarioError(
+            f"--set: {_key(key)} = a value of {len(raw):,} characters; at most {MAX_SET_CHARS:,}"
+        )
+    text = f"v = {raw}"
     try:
-        return tomllib.loads(f"v = {raw}")["v"]
+        check_shape(text)
+        return tomllib.loads(text)["v"]
+    except ShapeError as exc:
+        problem = exc.problem
     except tomllib.TOMLDecodeError:
         return raw  # a bare word: a string
+    except ValueError:  # tomllib converts integers of up to 4300 digits only (the shape check stops 100)
+        problem = "a number of too many digits"
+    raise ScenarioError(f"--set: {_key(key)} = {shown(raw)}: {problem}{_allowed_for(key)}")
 
 
-@dataclass(frozen=True)
-class KeySpec:
-    """One dotted key: its default, what is allowed, and what it means."""
-
-    key: str
-    default: Any
-    doc: str
-    lo: int | float | None = None  # int where the key is an int: a compiled float field would make 1 into 1.0
-    hi: int | float | None = None
-    choices: tuple[Any, ...] | None = None
-    parse: Any = None  # a value with a structure of its own (a task's script): parsed and checked by this
-
-    @property
-    def type(self) -> type:
-        return type(self.default)
+def _key(key: str) -> str:
+    """A dotted key the user typed, as a message names it: as typed, unless long or odd."""
+    return key if len(key) <= 80 and key.isprintable() else shown(key)
 
 
 def section_specs(section: str) -> dict[str, KeySpec]:
@@ -322,29 +340,9 @@ def key_specs() -> dict[str, KeySpec]:
     return {spec.key: spec for section in SECTIONS for spec in section_specs(section).values()}
 
 
-def _allowed(spec: KeySpec) -> str:
-    if spec.choices is not None:
-        return "one of " + ", ".join(str(c) for c in spec.choices)
-    if spec.lo is not None:
-        return f"{spec.lo}..{spec.hi}"
-    if spec.key == "qdisc.priomap":
-        return "16 band numbers, each below qdisc.bands"
-    return {bool: "true or false", str: "a string", int: "an integer"}.get(spec.type, "a list of CPU numbers")
-
-
-def _validate(
-    specs: dict[str, KeySpec], values: Mapping[str, Any], section: str, where: str
-) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, value in values.items():
-        key = f"{section}.{name}"
-        f = specs.get(name)
-        if f is None:
-            raise ScenarioError(
-                f"{where}: unknown key '{key}'; allowed keys in [{section}]: {', '.join(specs)}"
-            )
-        out[name] = _coerce(f, value, key, where)
-    return out
+def task_specs() -> dict[str, KeySpec]:
+    """The keys of one ``[[tasks]]`` entry."""
+    return _specs_of(TaskSpec, "tasks")
 
 
 def _specs_of(spec: type, section: str) -> dict[str, KeySpec]:
@@ -356,57 +354,31 @@ def _specs_of(spec: type, section: str) -> dict[str, KeySpec]:
     }
 
 
-def _coerce(f: KeySpec, value: Any, key: str, where: str) -> Any:
-    if f.parse is not None:
-        try:
-            return f.parse(value)
-        except ValueError as exc:
-            raise ScenarioError(f"{where}: {key}: {exc}") from None
-    want = f.type
-    bad = f"{where}: {key} = {value!r} is not allowed; allowed: {_allowed(f)}"
-    if want is bool:
-        if not isinstance(value, bool):
-            raise ScenarioError(bad)
-    elif want is tuple:
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = [value]
-        if not isinstance(value, list | tuple) or not all(type(v) is int and 0 <= v < 64 for v in value):
-            raise ScenarioError(bad)
-        value = tuple(value)
-    elif want is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ScenarioError(bad)
-        value = float(value)
-    elif want is int:
-        if type(value) is float and value.is_integer():
-            value = int(value)
-        if type(value) is not int:
-            raise ScenarioError(bad)
-    elif not isinstance(value, str):
-        raise ScenarioError(bad)
-    if f.choices is not None and value not in f.choices:
-        raise ScenarioError(bad)
-    if f.lo is not None and f.hi is not None and not (f.lo <= value <= f.hi):
-        raise ScenarioError(bad)
-    return value
+def option_value(option: str, value: object, key: str, lo: float | None = None) -> Any:
+    """A command-line option's value checked against the key it stands for (``--duration`` is
+    ``scenario.duration_s``; ``lo`` lowers the range, as ``--at 0`` is a time, not a duration); the
+    message names the option."""
+    spec = key_specs()[key]
+    spec = dataclasses.replace(spec, key=option, lo=spec.lo if lo is None else lo)
+    try:
+        return coerce(spec, value, option)
+    except ScenarioError as exc:
+        raise ScenarioError(str(exc).replace(f"{option}: {option} = ", f"{option} ", 1)) from None
 
 
 def parse_scenario(text: str, source: str = "<string>") -> Scenario:
     """Build a scenario from TOML text; ``source`` names the file in error messages."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{source}: malformed TOML: {exc}") from None
+    data = _read_toml(text, source)
     unknown = [k for k in data if k not in SECTIONS and k != "tasks"]
     if unknown:
         allowed = ", ".join([*(f"[{s}]" for s in SECTIONS), "[[tasks]]"])
-        raise ScenarioError(f"{source}: unknown section '{unknown[0]}'; allowed: {allowed}")
+        raise ScenarioError(f"{source}: unknown section {shown(unknown[0])}; allowed: {allowed}")
     kwargs: dict[str, Any] = {}
     for section, spec in SECTIONS.items():
         values = data.get(section, {})
         if not isinstance(values, dict):
             raise ScenarioError(f"{source}: '{section}' must be a table ([{section}])")
-        checked = _validate(section_specs(section), values, section, source)
+        checked = check_table(section_specs(section), values, section, source)
         if section == "scenario":
             kwargs.update(checked)
         elif section == "sched":
@@ -416,29 +388,143 @@ def parse_scenario(text: str, source: str = "<string>") -> Scenario:
     tasks = data.get("tasks", [])
     if not isinstance(tasks, list) or not all(isinstance(t, dict) for t in tasks):
         raise ScenarioError(f"{source}: 'tasks' must be an array of tables ([[tasks]])")
-    kwargs["tasks"] = tuple(
-        TaskSpec(**_validate(_specs_of(TaskSpec, "tasks"), t, "tasks", source)) for t in tasks
-    )
-    return Scenario(**kwargs)
+    if len(tasks) > MAX_TASK_TABLES:
+        raise ScenarioError(f"{source}: {len(tasks):,} [[tasks]] tables; at most {MAX_TASK_TABLES}")
+    specs = task_specs()
+    kwargs["tasks"] = tuple(TaskSpec(**check_table(specs, t, "tasks", source)) for t in tasks)
+    scenario = Scenario(**kwargs)
+    check_consistent(scenario, source)
+    return scenario
+
+
+def _read_toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        check_shape(text)
+        return tomllib.loads(text)
+    except ShapeError as shape:  # each clause its own name: compiled, a name has one type
+        raise ScenarioError(f"{source}: {shape}{_allowed_for(shape.key)}") from None
+    except tomllib.TOMLDecodeError as malformed:
+        raise ScenarioError(f"{source}: malformed TOML: {malformed}") from None
+    except ValueError:  # tomllib converts integers of up to 4300 digits only; the shape check stops 100
+        raise ScenarioError(f"{source}: malformed TOML: a number of too many digits") from None
+
+
+def _allowed_for(key: str) -> str:
+    """What a key allows, for a message about its value ("" where ``key`` is not a known key)."""
+    section, _, name = key.partition(".")
+    specs = task_specs() if section == "tasks" else section_specs(section) if section in SECTIONS else {}
+    spec = specs.get(name)
+    return f" (allowed: {allowed_text(spec)})" if spec is not None else ""
+
+
+IPERF_THREADS = {"client": ("iperf-data", "iperf-reporter"), "server": ("iperf-server",)}
+
+
+def check_consistent(sc: Scenario, where: str = "") -> None:
+    """The rules that tie keys together: CPU numbers below ``machine.cpus``, priomap entries below
+    ``qdisc.bands``, one name per thread after ``count`` expansion, and a bounded number of threads.
+    ScenarioError names the keys; ``where`` (a file, ``--set``) starts the message."""
+    at = f"{where}: " if where else ""
+    cpus = sc.machine.cpus
+    for cpu in sc.net.irq_cpus:
+        if not 0 <= cpu < cpus:
+            raise ScenarioError(f"{at}net.irq_cpus: CPU {shown(cpu)} does not exist; allowed 0..{cpus - 1}")
+    _check_priomap(sc.qdisc, at)
+    for t in sc.tasks:
+        if t.cpu >= cpus:
+            raise ScenarioError(
+                f"{at}tasks.cpu = {t.cpu} (task {shown(t.name)}) is not allowed; allowed -1..{cpus - 1} "
+                f"(machine.cpus = {cpus})"
+            )
+        first = max(t.cpu, 0)
+        if t.kind == "sender" and first + t.count > cpus:
+            raise ScenarioError(
+                f"{at}tasks.count = {t.count} (task {shown(t.name)}): {t.count} senders from CPU {first} "
+                f"need {first + t.count} CPUs; machine.cpus = {cpus}"
+            )
+    if sc.iperf.enabled and any(t.kind == "sender" for t in sc.tasks):
+        raise ScenarioError(
+            f"{at}iperf.enabled = true with sender tasks: each drives the NIC; allowed one of them"
+        )
+    if sc.iperf.enabled and sc.iperf.cpu >= cpus:
+        raise ScenarioError(f"{at}iperf.cpu = {sc.iperf.cpu}; allowed -1..{cpus - 1} (machine.cpus = {cpus})")
+    _check_thread_names(sc, at)
+
+
+def _check_priomap(q: QdiscSpec, at: str) -> None:
+    for prio, band in enumerate(q.priomap):
+        if not 0 <= band < q.bands:
+            fitted = [min(max(b, 0), q.bands - 1) for b in q.priomap]
+            raise ScenarioError(
+                f"{at}qdisc.priomap[{prio}] = {shown(band)} is not a band of qdisc.bands = {q.bands}: every "
+                f"entry must be 0..{q.bands - 1} (sch_prio.c prio_tune(), as tc refuses 'prio bands "
+                f"{q.bands}' without a priomap); set qdisc.priomap too, e.g. {fitted}"
+            )
+
+
+def _check_thread_names(sc: Scenario, at: str) -> None:
+    """Every thread has its own name: the summary, the JSON and the CSV list threads by name."""
+    made_by: dict[str, str] = {}
+    if sc.iperf.enabled:
+        made_by.update((name, "iperf's own thread") for name in IPERF_THREADS[sc.iperf.mode])
+    total = len(made_by) + sum(t.count for t in sc.tasks)
+    if total > MAX_THREADS:
+        raise ScenarioError(f"{at}tasks.count: {total:,} threads in all; at most {MAX_THREADS}")
+    for t in sc.tasks:
+        origin = f"[[tasks]] {shown(t.name)}" + (f" with count = {t.count}" if t.count > 1 else "")
+        for i in range(t.count):
+            name = t.name if t.count == 1 else f"{t.name}.{i}"
+            if name in made_by:
+                raise ScenarioError(
+                    f"{at}tasks.name: {shown(name)} names two threads ({made_by[name]} and {origin}); "
+                    f"every thread needs its own name (count = 2 names them NAME.0, NAME.1)"
+                )
+            made_by[name] = origin
 
 
 def builtin_names() -> list[str]:
     return sorted(p.stem for p in SCENARIO_DIR.glob("*.toml"))
 
 
-def load_scenario(name_or_path: str) -> Scenario:
-    """A built-in scenario by name, or a TOML file by path."""
+def scenario_path(name_or_path: str) -> tuple[Path, str]:
+    """The file behind a SCENARIO argument and its built-in name ("" for a user's file).
+
+    A built-in name is just that; anything else is a path, read as given (``run /tmp/x`` never reads
+    ``/tmp/x.toml``). A path that is a built-in's own file counts as that built-in."""
+    builtins = builtin_names()
+    if name_or_path in builtins:
+        return SCENARIO_DIR / f"{name_or_path}.toml", name_or_path
     path = Path(name_or_path)
-    if path.suffix != ".toml" or not path.exists():
-        builtin = SCENARIO_DIR / f"{name_or_path}.toml"
-        if not builtin.exists():
-            if path.suffix == ".toml":
-                raise ScenarioError(f"scenario file '{name_or_path}' does not exist")
-            names = ", ".join(builtin_names())
-            raise ScenarioError(f"unknown scenario '{name_or_path}'; built-in scenarios: {names}")
-        path = builtin
+    looks_like_path = os.sep in name_or_path or path.suffix == ".toml" or os.path.lexists(path)
+    if not looks_like_path:
+        names = ", ".join(builtins)
+        hint = (
+            f" (a file {shown_path(f'{path}.toml')} is here: name it with .toml)"
+            if os.path.isfile(f"{path}.toml")
+            else ""
+        )
+        raise ScenarioError(f"unknown scenario {shown(name_or_path)}{hint}; built-in scenarios: {names}")
+    builtin = SCENARIO_DIR / path.name
+    if path.suffix == ".toml" and path.stem in builtins and _same_file(path, builtin):
+        return path, path.stem
+    return path, ""
+
+
+def _same_file(a: Path, b: Path) -> bool:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"cannot read scenario '{path}': {exc}") from None
-    return parse_scenario(text, str(path))
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
+def load_scenario(name_or_path: str) -> Scenario:
+    """A built-in scenario by name, or a TOML file by path (a regular file below the size limit)."""
+    path, builtin = scenario_path(name_or_path)
+    if not builtin and not os.path.lexists(path) and os.path.isfile(f"{path}.toml"):
+        raise ScenarioError(
+            f"scenario file {shown_path(name_or_path)} does not exist "
+            f"(did you mean {shown_path(f'{path}.toml')}?)"
+        )
+    text = read_scenario_text(path)
+    scenario = parse_scenario(text, str(path))
+    return dataclasses.replace(scenario, builtin=builtin) if builtin else scenario

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from model.keyspec import shown
+
 US = 1_000
 MAX_STEPS = 10_000  # a script's steps in all, repeats included once
 MAX_DEPTH = 8  # nested repeats
@@ -201,13 +203,13 @@ EXTRA = {
 
 def _int(value: Any, what: str, lo: int, hi: int) -> int:
     if type(value) is not int or not lo <= value <= hi:
-        raise ValueError(f"{what} = {value!r}; allowed {lo}..{hi}")
+        raise ValueError(f"{what} = {shown(value)}; allowed {lo}..{hi}")
     return value
 
 
 def _name(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value or len(value) > 200:
-        raise ValueError(f"{what} = {value!r}; allowed: a name (a non-empty string)")
+    if not isinstance(value, str) or not value or len(value) > 200 or not value.isprintable():
+        raise ValueError(f"{what} = {shown(value)}; allowed: a name (1..200 printable characters)")
     return value
 
 
@@ -229,7 +231,7 @@ def parse_step(item: Any, where: str, depth: int = 0) -> Step:
     extra = [k for k in item if k != verb and k not in EXTRA.get(verb, ())]
     if extra:
         allowed = ", ".join(EXTRA.get(verb, ())) or "nothing else"
-        raise ValueError(f"{where}: unknown key '{extra[0]}' beside {verb}; allowed: {allowed}")
+        raise ValueError(f"{where}: unknown key {shown(extra[0])} beside {verb}; allowed: {allowed}")
     v = item[verb]
     what = f"{where}.{verb}"
     if verb == "run_us":
@@ -241,12 +243,12 @@ def parse_step(item: Any, where: str, depth: int = 0) -> Step:
     if verb == "timer_us":
         absolute = item.get("absolute", False)
         if not isinstance(absolute, bool):
-            raise ValueError(f"{where}.absolute = {absolute!r}; allowed: true or false")
+            raise ValueError(f"{where}.absolute = {shown(absolute)}; allowed: true or false")
         ref = _name(item.get("timer", "timer"), f"{where}.timer")
         return Timer(ref, _int(v, what, 1, MAX_US) * US, absolute)
     if verb == "yield":
         if v is not True:
-            raise ValueError(f"{what} = {v!r}; allowed: true")
+            raise ValueError(f"{what} = {shown(v)}; allowed: true")
         return Yield()
     if verb == "repeat":
         steps = parse_steps(item.get("steps", []), f"{where}.steps", depth + 1)
@@ -254,7 +256,7 @@ def parse_step(item: Any, where: str, depth: int = 0) -> Step:
             raise ValueError(f"{where}.steps: a repeat needs steps")
         name = item.get("name", "")
         if not isinstance(name, str):
-            raise ValueError(f"{where}.name = {name!r}; allowed: a string")
+            raise ValueError(f"{where}.name = {shown(name)}; allowed: a string")
         return Repeat(_int(v, what, 1, MAX_REPEAT), steps, name)
     name = _name(v, what)
     if verb in ("wait", "sync"):
@@ -280,7 +282,7 @@ def parse_script(value: Any) -> Script:
         raise ValueError("a table: script.steps = [...], optionally script.loop and script.delay_us")
     unknown = [k for k in value if k not in ("steps", "loop", "delay_us")]
     if unknown:
-        raise ValueError(f"unknown key 'script.{unknown[0]}'; allowed: steps, loop, delay_us")
+        raise ValueError(f"unknown key {shown('script.' + str(unknown[0]))}; allowed: steps, loop, delay_us")
     loop = _int(value.get("loop", -1), "script.loop", -1, MAX_REPEAT)
     if loop == 0:
         raise ValueError("script.loop = 0; allowed -1 (for ever) or 1..")

@@ -5,7 +5,10 @@ previous advance (``drain_events``); ``snapshot()`` is the state now and changes
 and seed give the same trace, and ``advance(a); advance(b)`` is the same run as ``advance(a + b)``. Live
 settings (``LIVE_KEYS``: the policies' live tunables, the qdisc's exit rule) take effect at the current
 simulated instant, like a sysctl, and are recorded with their time so graphs can mark them; a policy
-gets only its own tunables.
+gets only its own tunables. Sampling only observes: the window may retune the sampling interval
+(``set_sample_ns``) and keep a bounded number of rows (``keep_rows``) without changing the run.
+``run_to`` advances without building a snapshot or draining the trace (replays that land later keep
+the recent records); ``advance_until`` stops at the first instant a stop rule (``model.stops``) hits.
 """
 
 from __future__ import annotations
@@ -30,10 +33,11 @@ from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
 from model.net.wire import frame_ns
 from model.observe import cpu_views, task_views
-from model.scenario import Scenario, ScenarioError, TaskSpec
+from model.scenario import Scenario, ScenarioError, TaskSpec, check_consistent
 from model.sched import POLICIES, TUNABLES
 from model.sched.base import NSEC_PER_SEC
 from model.snapshot import CommandRecord, CpuView, SeriesLayout, Snapshot, TaskView, TraceRecord, Value
+from model.stops import StopRule, run_until_stop
 from model.task import Task
 from model.workloads.generic import spawn_tasks
 from model.workloads.iperf import Iperf, IperfServer
@@ -66,6 +70,7 @@ class Simulation:
         seed: int | None = None,
         sample_ns: int = DEFAULT_SAMPLE_NS,
         trace: str = "recent",
+        keep_rows: int | None = None,
     ) -> None:
         self.scenario = scenario
         self.seed = scenario.seed if seed is None else seed
@@ -89,25 +94,15 @@ class Simulation:
         self.qdisc: PrioQdisc | None = None
         self._build_workloads()
         probes = self._probes()
-        self.series = Series(probes)
+        self.series = Series(probes, keep_rows=keep_rows)
         self.series_layout = self._series_layout(list(probes))
         self.sample_ns = sample_ns
-        self.machine.q.push(sample_ns, PRIO_SAMPLE, self._on_sample, None)
+        self._sample_gen = 0  # a retuned interval leaves the pending sample stale (lazy cancel)
+        self.machine.q.push(sample_ns, PRIO_SAMPLE, self._on_sample, 0)
 
     def _build_workloads(self) -> None:
         sc, machine = self.scenario, self.machine
-        for cpu in sc.net.irq_cpus:
-            if cpu >= sc.machine.cpus:
-                raise ScenarioError(
-                    f"net.irq_cpus: CPU {cpu} does not exist; allowed 0..{sc.machine.cpus - 1}"
-                )
-        for spec in sc.tasks:
-            if spec.cpu >= sc.machine.cpus:
-                raise ScenarioError(
-                    f"tasks '{spec.name}': cpu = {spec.cpu}; allowed -1..{sc.machine.cpus - 1}"
-                )
-        if sc.iperf.enabled and sc.iperf.cpu >= sc.machine.cpus:
-            raise ScenarioError(f"iperf.cpu = {sc.iperf.cpu}; allowed -1..{sc.machine.cpus - 1}")
+        check_consistent(sc)  # a scenario built in code, not loaded, meets the same rules
         if sc.iperf.enabled and sc.iperf.mode == "server":
             net = sc.net
             self.rx_socket = RxSocket(machine)
@@ -153,15 +148,6 @@ class Simulation:
         senders = [t for t in sc.tasks if t.kind == "sender"]
         if not senders:
             return
-        if sc.iperf.enabled:
-            raise ScenarioError("[iperf] and sender tasks cannot share a scenario: each drives the NIC")
-        for t in senders:
-            first = max(t.cpu, 0)
-            if first + t.count > sc.machine.cpus:
-                raise ScenarioError(
-                    f"tasks '{t.name}': {t.count} senders from CPU {first} need {first + t.count} CPUs; "
-                    f"machine.cpus = {sc.machine.cpus}"
-                )
         try:
             self.qdisc = PrioQdisc(sc.qdisc.bands, sc.qdisc.priomap, sc.qdisc.limit)
         except ValueError as exc:
@@ -242,9 +228,22 @@ class Simulation:
             cpu_dequeued=tuple(col[f"cpu{i}_dequeued"] for i in cpus if f"cpu{i}_dequeued" in col),
         )
 
-    def _on_sample(self, _arg: object) -> None:
+    def _on_sample(self, gen: int) -> None:
+        if gen != self._sample_gen:
+            return
         self.series.sample(self.machine.now_ns)
-        self.machine.q.push(self.machine.now_ns + self.sample_ns, PRIO_SAMPLE, self._on_sample, None)
+        self.machine.q.push(self.machine.now_ns + self.sample_ns, PRIO_SAMPLE, self._on_sample, gen)
+
+    def set_sample_ns(self, sample_ns: int) -> None:
+        """Sample the series every ``sample_ns`` from now on (the next row at now + ``sample_ns``).
+        Sampling only reads counters: the run itself is the same at any interval."""
+        if sample_ns <= 0:
+            raise ValueError("sample_ns must be > 0")
+        if sample_ns == self.sample_ns:
+            return
+        self.sample_ns = sample_ns
+        self._sample_gen += 1
+        self.machine.q.push(self.machine.now_ns + sample_ns, PRIO_SAMPLE, self._on_sample, self._sample_gen)
 
     # ---- the facade -----------------------------------------------------------------------------
 
@@ -266,6 +265,35 @@ class Simulation:
         if self.txpath is not None:
             self.txpath.settle()
         return self._snapshot(self.drain_events())
+
+    def run_to(self, t_ns: int, rule: StopRule | None = None) -> bool:
+        """Run to ``t_ns`` like ``advance`` does, or with a ``rule`` stop at the first instant after which
+        it hits (True), without building a snapshot or draining the trace: a replay that lands later
+        hands the recent records to the window in one snapshot. The rule's ``begin`` is the caller's,
+        once, where it starts."""
+        if t_ns < self.machine.now_ns:
+            raise ValueError(f"run_to({t_ns}) is in the past (now {self.machine.now_ns} ns)")
+        if rule is None:
+            self.machine.run_until(t_ns)
+            hit = False
+        else:
+            hit = run_until_stop(self.machine, t_ns, rule, self)
+        if self.txpath is not None:
+            self.txpath.settle()
+        return hit
+
+    def advance_until(self, dt_ns: int, rule: StopRule) -> tuple[Snapshot, bool]:
+        """``advance(dt_ns)`` that stops early where ``rule`` hits (``run_to``); says whether it hit."""
+        if dt_ns < 0:
+            raise ValueError("dt_ns must be >= 0")
+        hit = self.run_to(self.machine.now_ns + dt_ns, rule)
+        return self._snapshot(self.drain_events()), hit
+
+    def dequeuer_cpu(self) -> int:
+        """The CPU holding the qdisc's dequeuer role now, -1 when none (or without a transmit path)."""
+        if self.txpath is None:
+            return -1
+        return self.txpath.dequeuer_cpu()
 
     def step_event(self) -> Snapshot:
         """Run exactly up to and including the next event."""
@@ -310,6 +338,7 @@ class Simulation:
         self.toggles.append((self.now_ns, command.key, command.value))
         if self.machine.tracing:
             self.machine.record(CommandRecord(self.now_ns, 0, command.key, command.value))
+        self.series.mark(self.now_ns)  # the counters at the change: "since the last change" starts here
 
     def snapshot(self) -> Snapshot:
         """The state now, without events (``drain_events`` hands those out); changes nothing."""
@@ -337,6 +366,7 @@ class Simulation:
             acked_bytes=self.acked_bytes(),
             events_dispatched=m.q.dispatched,
             qdisc=self.qdisc_view(),
+            series_anchor=self.series.anchor,
         )
 
     def metrics(self) -> dict[str, Any]:

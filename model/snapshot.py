@@ -395,6 +395,9 @@ class Snapshot:
     acked_bytes: int
     events_dispatched: int
     qdisc: QdiscView | None = None  # the transmit path, when the scenario has one
+    # The row of ``series`` counters when a live setting last changed (all zeros before any change):
+    # the start of "the mean since the last change".
+    series_anchor: NDArray[np.int64] | None = None
 
 
 __all__ = [

@@ -191,8 +191,10 @@ def test_free_spot_avoids_what_is_taken() -> None:
     ring, size, bounds = QRectF(100, 100, 50, 20), QSize(60, 20), QRectF(0, 0, 400, 300)
     first = ldg.free_spot(ring, size, bounds, [])
     assert first.left() > ring.right() and first.center().y() == ring.center().y()
+    assert first is not None
     other = ldg.free_spot(ring, size, bounds, [first])
-    assert not other.intersects(first) and bounds.contains(other)
+    assert other is not None and not other.intersects(first) and bounds.contains(other)
+    assert ldg.free_spot(ring, size, bounds, [bounds]) is None  # no room anywhere: no label
 
 
 def test_arrow_bulges_up_for_a_rightward_move() -> None:
@@ -248,7 +250,8 @@ def test_lanes_history_stays_bounded_when_fast_forwarding(lanes: CpuLanesPanel) 
     assert len(snap.events) > 200
     lane = lanes.lanes[0]
     assert len(lane.segments) <= ch.HISTORY_MAX and len(lane.irqs) <= ch.HISTORY_MAX
-    assert lane.segments[0][1] >= sim.now_ns - 2 * lanes.window_ns  # older history was dropped
+    assert lanes.kept_ns < sim.now_ns  # the run is longer than what the lanes keep
+    assert lane.segments[0][1] >= sim.now_ns - lanes.kept_ns  # older history was dropped
     assert sum(len(r[0]) for r in lanes._runs) <= 1000  # at most one run per pixel column
 
 
@@ -423,3 +426,10 @@ def test_eevdf_lanes_and_tags_are_the_views_own(rq_panel: RunqueuePanel) -> None
     assert tags == {1: [], 2: [], 3: ["runs next"]}
     rects = rq_panel.scene.rects
     assert rects[(0, 1)].top() > rects[(0, 2)].bottom()  # the running entry sits in the ineligible lane
+
+
+def test_lane_ticks_read_round_instants_in_the_steps_unit() -> None:
+    assert fmt.tick_label(2_345_000_000, 5_000_000) == "2345 ms"  # not "2.35 s" for two ticks
+    assert fmt.tick_label(1_500_000, 500_000) == "1500 µs"
+    assert fmt.tick_label(2_500_000_000, 500_000_000) == "2500 ms"
+    assert fmt.tick_label(3_000_000_000, 1_000_000_000) == "3 s"

@@ -78,14 +78,24 @@ def with_qdisc(snap: Snapshot, rates: tuple[float, ...] = (0.47, 0.01, 0.01, 0.5
     columns = snap.series_columns + tuple(f"cpu{k}_dequeued" for k in range(4))
     layout = dataclasses.replace(snap.series_layout, cpu_dequeued=tuple(range(width, width + 4)))
     per_cpu = tuple(int(v) for v in cumulative[-1]) if n else (0,) * 4
+    anchor = snap.series_anchor
+    if anchor is not None:  # the fake counters at the anchor row (zeros before any change)
+        row = int(np.searchsorted(snap.series[:, 0], anchor[0])) if anchor[0] else -1
+        at = cumulative[row] if row >= 0 else np.zeros(4, dtype=np.int64)
+        anchor = np.concatenate([anchor, at])
     return dataclasses.replace(
-        snap, qdisc=fake_qdisc(per_cpu=per_cpu), series_columns=columns, series=series, series_layout=layout
+        snap,
+        qdisc=fake_qdisc(per_cpu=per_cpu),
+        series_columns=columns,
+        series=series,
+        series_layout=layout,
+        series_anchor=anchor,
     )
 
 
 @pytest.fixture
 def graphs(qtbot) -> Iterator[GraphsPanel]:
-    panel = GraphsPanel()
+    panel = GraphsPanel(window_ns=10 * 1_000_000_000)  # the frames' 100 ms samples: a 10 s window
     qtbot.addWidget(panel)
     panel.resize(1000, 520)
     panel.show()
@@ -183,9 +193,14 @@ def test_qdisc_layout_keeps_every_part_inside_the_panel_without_overlap() -> Non
         boxes = [*lay.cpus, lay.locks, *lay.bands, lay.device]
         for x, y, w, h in boxes:
             assert x >= 0 and x + w <= width and y >= 0 and y + h <= height and w > 0 and h > 0
-        columns = [lay.cpus[0], lay.locks, lay.bands[0], lay.device]
+        assert lay.locks_row == (width < qg.NARROW_BELOW_PX)
+        columns = [lay.cpus[0], lay.bands[0], lay.device]
+        if lay.locks_row:  # the locks in a strip above the CPUs, bands and device
+            assert all(lay.locks[1] + lay.locks[3] < box[1] for box in columns)
+        else:  # left to right: CPUs, locks, bands, device
+            columns.insert(1, lay.locks)
         for left, right in itertools.pairwise(columns):
-            assert left[0] + left[2] < right[0]  # left to right: CPUs, locks, bands, device
+            assert left[0] + left[2] < right[0]
         assert lay.footer == (height >= 400)
 
 
@@ -258,19 +273,32 @@ def test_bandwidth_curve_is_the_differenced_series(graphs: GraphsPanel, frames: 
     assert 50 < y.mean() < 100  # the 2007 story's tens of Mbit/s
 
 
-def test_thread_and_cpu_shares_come_from_the_interval(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
-    snap = frames[5]
+def moving_mean(series: np.ndarray, column: int, k: int) -> np.ndarray:
+    """Counter ``column``'s rate over the last ``k`` intervals ending at each row (from zero at t = 0)."""
+    out = []
+    for i in range(len(series)):
+        base = series[i - k] if i >= k else np.zeros(series.shape[1], dtype=np.int64)
+        out.append((series[i, column] - base[column]) / (series[i, 0] - base[0]))
+    return np.array(out)
+
+
+def test_thread_and_cpu_shares_are_the_mean_over_the_last_second(
+    graphs: GraphsPanel, frames: list[Snapshot]
+) -> None:
+    snap = frames[15]
     graphs.render(snap)
     col = {c: i for i, c in enumerate(snap.series_columns)}
-    dt = np.diff(np.concatenate([[0], snap.series[:, 0]]))
+    x_s = snap.series[:, 0] / 1e9
     for name, curve in graphs.thread_curves.items():
-        exec_ns = np.diff(np.concatenate([[0], snap.series[:, col[f"{name}_exec_ns"]]]))
-        assert curve.getData()[1].tolist() == pytest.approx((exec_ns * 100 / dt).tolist())
+        x, y = curve.getData()
+        assert x.tolist() == pytest.approx(x_s.tolist())
+        expected = 100 * moving_mean(snap.series, col[f"{name}_exec_ns"], gp.MEAN_SAMPLES)
+        assert y.tolist() == pytest.approx(expected.tolist())
     assert set(graphs.thread_curves) == {"iperf-data", "iperf-reporter"}
     levels = graphs.cpu_strips[0].levels  # one CPU: hardirq, softirq, user stacked from 0; top at 1
-    hard = np.diff(np.concatenate([[0], snap.series[:, col["cpu0_hardirq_ns"]]])) / dt
+    hard = moving_mean(snap.series, col["cpu0_hardirq_ns"], gp.MEAN_SAMPLES)[1:]
     assert levels[1].tolist() == pytest.approx(hard.tolist())
-    assert levels[-1].tolist() == [1.0] * len(dt)
+    assert levels[-1].tolist() == [1.0] * len(hard)
     assert (np.diff(levels, axis=0) >= 0).all()
 
 
@@ -281,16 +309,20 @@ def test_no_qdisc_means_no_dequeue_graphs(graphs: GraphsPanel, frames: list[Snap
     assert graphs.plots["bandwidth"].scene() is not None
 
 
-def test_a_short_panel_shows_one_row_of_the_key_graphs(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
-    assert [c[0] for c in gs.grid_cells(True, True)] == ["dequeues", "fairness", "bandwidth"]
-    assert [c[0] for c in gs.grid_cells(False, False)] == ["bandwidth", "threads", "cpus"]
+def test_a_short_panel_shows_the_key_graphs_first(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    assert gs.plot_order(True, None)[:3] == ("dequeues", "fairness", "bandwidth")
+    assert gs.plot_order(False, "client") == ("bandwidth", "threads", "cpus")
+    graphs.resize(1000, 620)
     graphs.render(with_qdisc(frames[3]))
-    assert graphs.plots["threads"].scene() is not None  # 1000 × 520: two rows, five graphs
-    graphs.resize(1000, gp.ONE_ROW_BELOW_PX - 100)
-    shown = {name for name, plot in graphs.plots.items() if plot.scene() is not None}
-    assert shown == {"dequeues", "fairness", "bandwidth"}
-    graphs.resize(1000, 520)
-    assert all(plot.scene() is not None for plot in graphs.plots.values())
+    graphs.grab()
+    tall = list(graphs.shown)
+    assert len(tall) >= 3 and tall == list(gs.plot_order(True, None)[: len(tall)])
+    graphs.resize(1000, 300)
+    graphs.grab()
+    assert graphs.shown and len(graphs.shown) < len(tall)
+    assert graphs.shown == tall[: len(graphs.shown)]  # the most telling ones stay
+    hidden = {name for name, plot in graphs.plots.items() if plot.scene() is None}
+    assert hidden >= set(tall) - set(graphs.shown)
 
 
 def test_a_toggle_gets_one_marker_on_every_time_graph(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
@@ -344,6 +376,7 @@ def test_window_slides_with_the_samples(graphs: GraphsPanel) -> None:
 
 
 def test_dequeue_bars_are_the_per_cpu_counts(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
+    graphs.resize(1600, 520)  # wide enough for "Dequeues per CPU · Jain 0.52"
     for snap in frames[18:25]:
         graphs.render(with_qdisc(snap))
     snap = with_qdisc(frames[24])
@@ -353,7 +386,7 @@ def test_dequeue_bars_are_the_per_cpu_counts(graphs: GraphsPanel, frames: list[S
     assert f"Jain {snap.qdisc.fairness_jain:.2f}" in title
     (label,) = graphs.bar_ticks.labels()  # the toggle, marked across the bars
     assert label == "compat_yield=1"
-    each, since = graphs.fairness_curves
+    each, since, _mean = graphs.fairness_curves
     assert each.getData()[1].tolist() == pytest.approx([jain_index([47, 1, 1, 51])] * len(snap.series))
     assert since.getData()[1][-1] == pytest.approx(snap.qdisc.fairness_jain)
 
@@ -430,8 +463,10 @@ def test_the_graphs_use_the_whole_width(graphs: GraphsPanel, frames: list[Snapsh
     graphs.resize(600, 480)  # laid out small first, as in a window that is not sized yet
     graphs.render(frames[3])
     graphs.grab()
-    graphs.resize(1400, 520)  # then widened: bandwidth across, threads and CPUs below
+    graphs.resize(1400, 520)  # then widened
     graphs.grab()  # lays the scene out
-    bandwidth = graphs.plots["bandwidth"].sceneBoundingRect().width()
-    threads, cpus = (graphs.plots[n].sceneBoundingRect().width() for n in ("threads", "cpus"))
-    assert bandwidth > 0.9 * 1400 and threads + cpus > 0.9 * 1400  # no empty third column
+    rows: dict[float, float] = {}
+    for name in graphs.shown:
+        rect = graphs.plots[name].sceneBoundingRect()
+        rows[round(rect.top())] = rows.get(round(rect.top()), 0.0) + rect.width()
+    assert rows and all(width > 0.9 * 1400 for width in rows.values())  # no empty column in any row

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 import model
-from gui.main_window import MainWindow, last_story, stage_heights
+from gui.draw.layout_plan import plan_layout
+from gui.main_window import MainWindow, last_story
 from gui.panels.controls import why_disabled
 from gui.panels.status import status_text
 from gui.panels.time_controls import format_sim_time, slider_to_speed, speed_label, speed_to_slider
@@ -34,6 +35,7 @@ from gui.playback import (
     next_budget_ns,
 )
 from model.scenario import builtin_names, key_specs, load_scenario, parse_scenario
+from model.simulation import Simulation
 from model.snapshot import Snapshot
 
 FRAME = 1 / 60
@@ -160,22 +162,32 @@ def test_space_right_and_r(window: MainWindow, qtbot) -> None:
     frames(window, 5)
     qtbot.keyClick(window, Qt.Key.Key_Space)
     assert not window.playback.playing and "Play" in window.time_controls.play_button.text()
-    before = window.playback.simulation.machine.q.dispatched
+    before = window.playback.simulation.now_ns
     qtbot.keyClick(window, Qt.Key.Key_Right)
-    assert window.playback.simulation.machine.q.dispatched == before + 1
-    assert window.playback.simulation.now_ns > 0
+    assert window.playback.simulation.now_ns > before
+    assert window.time_controls.event_text.toolTip().startswith("Step: at t = ")
     qtbot.keyClick(window, Qt.Key.Key_R)
     assert window.playback.simulation.now_ns == 0
     qtbot.keyClick(window, Qt.Key.Key_Space)
     assert window.playback.playing and "Pause" in window.time_controls.play_button.text()
 
 
-def test_step_pauses_and_runs_one_event(window: MainWindow) -> None:
+def test_step_pauses_runs_to_the_next_event_and_says_what_it_was(window: MainWindow) -> None:
     frames(window, 5)
-    before = window.playback.simulation.machine.q.dispatched
+    before = window.playback.simulation.now_ns
+    with_records = window.playback.simulation.machine.trace.appended
     window.time_controls.step_button.click()
     assert not window.playback.playing
-    assert window.playback.simulation.machine.q.dispatched == before + 1
+    snap = window.playback.last_snapshot
+    assert snap is not None and snap.t_ns > before and snap.events
+    assert window.playback.simulation.machine.trace.appended > with_records
+    # The words name what the records say: the first record's event and time.
+    text = window.time_controls.event_text.toolTip()
+    assert text.startswith("Step: at t = ") and ("CPU 0" in text or "iperf" in text)
+    # The same instant reached by a plain advance is the same state: a step stops at a clean instant.
+    plain = Simulation(window.playback.scenario)
+    plain.advance(snap.t_ns)
+    assert plain.snapshot().tasks == window.playback.simulation.snapshot().tasks
 
 
 def test_shortcut_sheet_on_question_mark(window: MainWindow, qtbot, monkeypatch) -> None:
@@ -321,7 +333,7 @@ def test_bad_restart_value_is_a_dialog_and_the_run_goes_on(window: MainWindow, m
 
 def test_opening_a_malformed_scenario_shows_a_dialog(window: MainWindow, tmp_path: Path, monkeypatch) -> None:
     shown: list[tuple[str, str]] = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a: shown.append((title, text)))
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append((box.windowTitle(), box.text())))
     frames(window, 10)
     sim, t = window.playback.simulation, window.playback.simulation.now_ns
     bad = tmp_path / "bad.toml"
@@ -334,7 +346,7 @@ def test_opening_a_malformed_scenario_shows_a_dialog(window: MainWindow, tmp_pat
     impossible = tmp_path / "impossible.toml"
     impossible.write_text("[net]\nirq_cpus = [3]\n", encoding="utf-8")  # well formed, 1 CPU
     assert not window.open_scenario_file(str(impossible))
-    assert [t for t, _ in shown] == ["Cannot open this scenario"] * 3 + ["schedlab could not do that"]
+    assert [t for t, _ in shown] == ["Cannot open this scenario"] * 4  # the CPU rule is checked on loading
     assert "net.irq_cpus" in shown[3][1]
     assert (
         "machine.cpus" in shown[0][1] and "malformed TOML" in shown[1][1] and "does not exist" in shown[2][1]
@@ -388,10 +400,10 @@ def test_model_failure_in_a_timer_frame_is_a_signal(window: MainWindow, qtbot, m
         def __getattr__(self, name: str) -> object:
             return getattr(self._real, name)
 
-        def advance(self, dt_ns: int) -> Snapshot:
+        def run_to(self, t_ns: int, rule: object = None) -> bool:
             raise RuntimeError("broken model")
 
-    monkeypatch.setattr(window.playback, "simulation", Broken(window.playback.simulation))
+    monkeypatch.setattr(window.playback.live, "sim", Broken(window.playback.simulation))
     monkeypatch.setattr(window, "show_error", lambda title, message: None)
     with qtbot.waitSignal(window.playback.error) as blocker:
         window.playback._on_timeout()
@@ -550,7 +562,11 @@ def test_the_panel_behind_a_tab_catches_up_when_brought_to_the_front(make_window
     assert rendered == [last.t_ns]  # shown: the latest snapshot at once
 
 
-def test_stage_heights_keep_every_lane_in_a_short_window() -> None:
-    assert stage_heights(378, True) == [220, 380, 300]  # tall enough: the usual split
-    lanes, middle, graphs = stage_heights(378, True, total=618, lanes_min=226)
-    assert (lanes, lanes + middle + graphs) == (226, 618) and middle > graphs > 0
+def test_the_layout_plan_keeps_every_lane_in_a_short_window() -> None:
+    tall = plan_layout(1920, 980, lanes_needed=120, lanes_hint=378, qdisc=True)
+    assert tall.wide and tall.stacked and tall.lanes_h == 220  # the usual ceiling over a qdisc
+    assert tall.lanes_h + sum(tall.lower) == 980
+    short = plan_layout(1280, 600, lanes_needed=226, lanes_hint=378, qdisc=True)
+    assert not short.wide and not short.stacked
+    assert short.lanes_h == 226  # every CPU's lane, though it is more than the short window's share
+    assert sum(short.lower) == short.columns[1] and min(short.lower) > 0

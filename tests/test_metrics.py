@@ -54,17 +54,42 @@ def test_wire_time_of_a_frame_and_tcp_goodput() -> None:
     assert tcp_goodput_mbps(100) == pytest.approx(94.148, abs=1e-3)  # 1448 / 1538 of the line
 
 
-@pytest.mark.parametrize("name", ["cfs-yield-2007", "qdisc-fairness-2011"])
-def test_interval_table_is_the_csv_to_its_printed_digits(name: str) -> None:
-    """model.metrics defines the CSV's series once; the CSV writer may use it without a changed byte."""
-    from model.cli.series_csv import series_table
+def _csv_rows_before_interval_table(sim) -> tuple[list[str], list[list[str]]]:
+    """The CSV's header and printed rows as ``model/cli/series_csv.py`` computed them before it used
+    ``interval_table``: kept here as the reference the one definition must reproduce."""
+    data = sim.series.view()
+    cols = sim.series.columns
+    t = data[:, 0]
+    dt = np.diff(t, prepend=0).astype(np.float64)
+    dt[dt == 0] = 1
+    header = ["t_s", "bandwidth_mbps"]
+    out = [t / 1_000_000_000, np.diff(data[:, cols.index("acked_bytes")], prepend=0) * 8e3 / dt]
+    for i, name in enumerate(cols):
+        if name.endswith("_ns") and name != "t_ns":
+            header.append(name[:-3] + "_share")
+            out.append(np.diff(data[:, i], prepend=0) / dt)
+        elif name.endswith("_yields"):
+            header.append(name + "_per_s")
+            out.append(np.diff(data[:, i], prepend=0) * 1e9 / dt)
+    return header, [[f"{v:.6g}" for v in row] for row in np.column_stack(out)]
+
+
+@pytest.mark.parametrize(
+    "name", ["cfs-yield-2007", "bfs-saturated-2009", "qdisc-fairness-2011", "yield-playground"]
+)
+def test_the_csv_is_interval_table_printed_as_before(name: str) -> None:
+    """model.metrics defines the CSV's series once; the CSV it writes is today's, to the printed digit."""
+    import csv
+    import io
+
+    from model.cli.series_csv import csv_bytes
     from model.scenario import load_scenario
     from model.simulation import Simulation
 
-    sim = Simulation(load_scenario(name).with_overrides({"scenario.duration_s": 1.0}), trace="off")
-    sim.advance(1_000_000_000)
-    header, rows = series_table(sim)
-    table = interval_table(sim.series.columns, sim.series.view())
-    assert [n for n, _ in table] == header
-    ours = np.column_stack([v for _, v in table])
-    assert [[f"{v:.6g}" for v in row] for row in ours] == [[f"{v:.6g}" for v in row] for row in rows]
+    sim = Simulation(load_scenario(name).with_overrides({"scenario.duration_s": 2.0}), trace="off")
+    sim.advance(2_000_000_000)
+    header, rows = _csv_rows_before_interval_table(sim)
+    written = list(csv.reader(io.StringIO(csv_bytes(sim).decode("utf-8"))))
+    assert written[0] == header
+    assert written[1:] == rows
+    assert len(rows) == 20

@@ -25,7 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "model", "gui", "resources")
 BUILTINS = sorted(p.stem for p in (ROOT / "resources" / "scenarios").glob("*.toml"))
-LESSONS = sorted(p.stem for p in (ROOT / "resources" / "lessons").iterdir())
+LESSONS = sorted(p.stem for p in (ROOT / "resources" / "lessons").glob("*.md"))  # prose; steps beside it
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 DIST_INFO = f"schedlab-{VERSION}.dist-info"
 
@@ -132,13 +132,16 @@ def test_a_bad_scenario_is_one_line_and_exit_2(site: Path) -> None:
 def test_the_window_finds_its_lessons_and_icon(site: Path) -> None:
     code = (
         "import sys; from gui.panels.explainer import lesson_path; from gui.app import ICON_FILES;"
-        "from model import resource_root;"
-        "print(*[lesson_path(n) for n in sys.argv[1:]], *[resource_root() / 'icons' / f for f in ICON_FILES])"
+        "from model import resource_root; from gui import lessons;"
+        "print(*[lesson_path(n) for n in sys.argv[1:]], *[resource_root() / 'icons' / f for f in ICON_FILES],"
+        " *[lessons.lesson_path(n) for n in sys.argv[1:] if lessons.has_lesson(n)])"
     )
     done = installed(site, code, *LESSONS)
     assert done.returncode == 0, done.stderr
     paths = [Path(p) for p in done.stdout.split()]
-    assert len(paths) == len(LESSONS) + 2
+    steps = [n for n in LESSONS if (ROOT / "resources" / "lessons" / f"{n}.steps.toml").is_file()]
+    assert steps, "the guided lessons' steps ship beside their prose"
+    assert len(paths) == len(LESSONS) + 2 + len(steps)
     assert all(p.is_file() and p.is_relative_to(site) for p in paths), paths
 
 

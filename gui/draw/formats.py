@@ -11,6 +11,18 @@ def _num(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".") if abs(v) >= 10 else f"{v:.2f}".rstrip("0").rstrip(".")
 
 
+def tick_label(t_ns: int, step_ns: int) -> str:
+    """An axis tick at instant ``t_ns`` on ticks ``step_ns`` apart, in the step's unit with as many
+    decimals as the step needs: ticks 5 ms apart at 2.345 s read "2345 ms", not "2.35 s" twice."""
+    for unit, name in ((1_000_000_000, "s"), (1_000_000, "ms"), (1_000, "µs"), (1, "ns")):
+        if step_ns >= unit or unit == 1:
+            decimals = 0
+            while decimals < 3 and round(step_ns / unit, decimals) != step_ns / unit:
+                decimals += 1
+            return f"{t_ns / unit:.{decimals}f} {name}"
+    raise AssertionError("unreachable")
+
+
 def format_duration(ns: float) -> str:
     """A duration in the unit a class reads best: "500 µs", "2.5 ms", "1.2 s"."""
     a = abs(ns)
@@ -45,3 +57,18 @@ def short_count(n: int) -> str:
     if abs(n) >= 1_000_000:
         return f"{n / 1e6:.1f}M"
     return f"{n / 1e3:.0f}k" if abs(n) >= 1000 else str(n)
+
+
+def exact_time(ns: int) -> str:
+    """An instant to the nanosecond, in seconds with digits grouped by three: "1.234 567 891 s"."""
+    sign = "−" if ns < 0 else ""
+    whole, frac = divmod(abs(int(ns)), 1_000_000_000)
+    digits = f"{frac:09d}"
+    return f"{sign}{whole}.{digits[:3]} {digits[3:6]} {digits[6:]} s"
+
+
+def exact_duration(ns: int) -> str:
+    """A duration to the nanosecond and in its readable unit: "513 000 ns (513 µs)"."""
+    grouped = f"{abs(int(ns)):,}".replace(",", " ")
+    sign = "−" if ns < 0 else ""
+    return f"{sign}{grouped} ns ({sign}{format_duration(abs(ns))})"

@@ -12,40 +12,73 @@ import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QFont, QPainter, QPainterPath
+from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QPainterPath
 from PySide6.QtWidgets import QGraphicsLayout, QSizePolicy
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
-from gui.draw import palette
+from gui.draw import palette, theme
+from gui.draw.formats import nice_step
 
 NS_PER_S = 1_000_000_000
-TITLE_SIZE = "13pt"
+TITLE_PT = 12
+TICK_PT = 11
+LABEL_PT = 10
 
 
-def panel_font(point_size: int) -> QFont:
-    font = QFont()
-    font.setPointSize(point_size)
-    return font
+def title_size() -> str:
+    return f"{theme.pt(TITLE_PT):.1f}pt"
+
+
+def panel_font(point_size: float) -> QFont:
+    """A graph's text at ``point_size`` points of the standard theme, scaled to the theme now."""
+    return theme.font(point_size)
 
 
 class CountAxis(pg.AxisItem):  # type: ignore[misc]
-    """A y axis that writes counts the way the bars do ("2 M", not "2e+06")."""
+    """A y axis that writes counts the way the bars do ("2M", not "2e+06")."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         return [
-            f"{v / 1e6:g} M" if abs(v) >= 1e6 else f"{v / 1e3:g} k" if abs(v) >= 1e4 else f"{v:g}"
+            f"{v / 1e6:g}M" if abs(v) >= 1e6 else f"{v / 1e3:g}k" if abs(v) >= 1e4 else f"{v:g}"
             for v in values
         ]
 
 
-class LegendRow(pg.LegendItem):  # type: ignore[misc]
-    """A legend laid out under its plot, so it never hides data: ``columns`` entries a row, as wide as
-    its graph and never wider (an entry that does not fit is clipped, not allowed to widen the graph)."""
+class SpacedAxis(pg.AxisItem):  # type: ignore[misc]
+    """A bottom axis whose labelled ticks never crowd: the step is the smallest 1-2-5 one that leaves a
+    label's width and a gap between neighbours, for the widest label the axis would write."""
 
-    ROW_PX = 24.0
+    GAP_PX = 14
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
+        span = maxVal - minVal
+        if span <= 0 or size <= 0 or self.orientation not in ("bottom", "top"):
+            return super().tickSpacing(minVal, maxVal, size)  # type: ignore[no-any-return]
+        fm = QFontMetrics(self.style["tickFont"] or QFont())
+        step = nice_step(span, max(int(size // 40), 1))
+        for _ in range(12):
+            labels = self.tickStrings([minVal, maxVal, minVal + step], self.scale, step)
+            widest = max(fm.horizontalAdvance(text) for text in labels)
+            if step / span * size >= widest + self.GAP_PX:
+                break
+            step = nice_step(step * 1.5, 1)
+        return [(step, 0.0)]
+
+
+class LegendRow(pg.LegendItem):  # type: ignore[misc]
+    """A legend laid out under its plot, so it never hides data: up to ``columns`` entries a row, as many
+    as its graph's width holds (more rows when narrow, so that no entry is cut), never wider than it."""
+
+    ROW_PX = 21.0
 
     def __init__(self, columns: int) -> None:
-        super().__init__(colCount=columns, labelTextSize="11pt", labelTextColor=palette.TEXT, frame=False)
+        super().__init__(
+            colCount=columns,
+            labelTextSize=f"{theme.pt(LABEL_PT):.1f}pt",
+            labelTextColor=palette.TEXT,
+            frame=False,
+        )
+        self.most_columns = columns
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setFlag(self.GraphicsItemFlag.ItemClipsChildrenToShape)
         self.layout.setContentsMargins(4.0, 0.0, 4.0, 0.0)
@@ -54,11 +87,35 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
         super().addItem(item, name)
         self.items[-1][1].setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # packed left
 
+    def fit_columns(self, width: float) -> None:
+        """As many entries a row as ``width`` holds without cutting one (at most ``most_columns``)."""
+        if not self.items:
+            return
+        entry = max(
+            sample.boundingRect().width() + label.item.boundingRect().width() + 12
+            for sample, label in self.items
+        )
+        columns = max(1, min(self.most_columns, int((width - 8) // max(entry, 1.0))))
+        self.relayout(columns)
+
+    def relayout(self, columns: int | None = None) -> None:
+        """Lay the entries out again in ``columns`` a row (after entries came or went: the base class
+        leaves gaps where an entry was removed)."""
+        self.columnCount: int = columns or int(self.columnCount)
+        self.rowCount = -(-len(self.items) // max(self.columnCount, 1))
+        for i in range(self.layout.count() - 1, -1, -1):
+            self.layout.removeAt(i)
+        for sample, label in self.items:
+            self._addItemToLayout(sample, label)
+        self.updateSize()
+
     def updateSize(self) -> None:  # the enclosing layout places it (the base class would move it to 0, 0)
         rows = -(-len(self.items) // max(self.columnCount, 1))
-        row_px = max([self.ROW_PX] + [label.item.boundingRect().height() for _s, label in self.items])
-        self.setMinimumHeight(row_px * max(rows, 1))
-        self.setMaximumHeight(row_px * max(rows, 1))
+        row_px = max(
+            [theme.px(self.ROW_PX)] + [label.item.boundingRect().height() for _s, label in self.items]
+        )
+        self.setMinimumHeight(row_px * rows)  # an empty legend takes no room
+        self.setMaximumHeight(row_px * rows)
         self.setMinimumWidth(0.0)
         self.setMaximumWidth(1e6)  # as wide as its graph, whatever its entries ask for
         self.updateGeometry()
@@ -85,9 +142,11 @@ def make_plot(
 ) -> tuple[pg.PlotItem, pg.GraphicsLayout]:
     """A white, projector-legible plot the mouse cannot pan, with its legend row under it, in one
     layout cell. ``time_axis``: x is simulated seconds; otherwise y counts packets (the bars)."""
-    axes = {} if time_axis else {"left": CountAxis("left")}
+    axes = {"bottom": SpacedAxis("bottom")} if time_axis else {"left": CountAxis("left")}
     plot = pg.PlotItem(axisItems=axes)
-    plot.setTitle(title, size=TITLE_SIZE, color=palette.TEXT)
+    plot.setProperty("schedlab_title", title)
+    plot.setProperty("schedlab_y_label", y_label)
+    plot.setProperty("schedlab_time_axis", time_axis)
     _let_shrink(plot.titleLabel)
     plot.setMenuEnabled(False)
     plot.setMouseEnabled(x=False, y=False)
@@ -96,24 +155,41 @@ def make_plot(
     # graph's paint time, and the toggle markers already mark the moments that matter on the time axis.
     plot.showGrid(x=False, y=True, alpha=0.25)
     plot.getAxis("left").setStyle(maxTickLevel=0)
-    pen = pg.mkPen(palette.TEXT)
-    for side in ("left", "bottom"):
-        axis = plot.getAxis(side)
-        axis.setTickFont(panel_font(11))
-        axis.setPen(pen)
-        axis.setTextPen(pen)
-    plot.getAxis("left").setWidth(60)  # fixed: labels show on the first frame, and the graphs line up
-    style = {"font-size": "11pt", "color": palette.TEXT.name()}
-    plot.setLabel("left", y_label, **style)
     cell = pg.GraphicsLayout()
     cell.layout.setContentsMargins(0, 0, 0, 0)
     cell.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # columns share equally
     cell.addItem(plot, row=0, col=0)
-    if time_axis:
-        plot.setLabel("bottom", "simulated time (s)", **style)
     plot.legend = LegendRow(legend_columns)
     cell.addItem(plot.legend, row=1, col=0)
+    restyle_plot(plot)
     return plot, cell
+
+
+def restyle_plot(plot: pg.PlotItem) -> None:
+    """Title, axis text and pens at the theme's sizes (at creation, and after a mode or zoom change).
+    The time axis says its unit, with an SI prefix that follows the window (s, ms, µs)."""
+    title = plot.property("schedlab_title")
+    plot.setTitle(
+        title, size=title_size(), color=palette.TEXT, bold=theme.current().bold_titles, justify="left"
+    )
+    pen = pg.mkPen(palette.TEXT, width=theme.line(1))
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        axis.setTickFont(panel_font(TICK_PT))
+        axis.setPen(pen)
+        axis.setTextPen(pen)
+    plot.getAxis("left").setWidth(round(theme.px(68)))  # fixed: labels show at once, graphs line up
+    style = {"font-size": f"{theme.pt(LABEL_PT):.1f}pt", "color": palette.TEXT.name()}
+    plot.setLabel("left", plot.property("schedlab_y_label"), **style)
+    if plot.property("schedlab_time_axis"):
+        plot.setLabel("bottom", "simulated time", units="s", **style)
+    legend = plot.legend
+    if legend is not None:
+        legend.opts["labelTextSize"] = f"{theme.pt(LABEL_PT):.1f}pt"
+        legend.opts["labelTextColor"] = palette.TEXT
+        for _sample, label in legend.items:
+            label.setText(label.text, size=legend.opts["labelTextSize"], color=palette.TEXT)
+        legend.updateSize()
 
 
 def step_curve(**opts: object) -> pg.PlotCurveItem:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+from collections.abc import Sequence
+from html import escape
 
 import pyqtgraph as pg
 import PySide6
@@ -11,21 +13,23 @@ from PySide6.QtCore import qVersion
 
 import model
 
-SHORTCUTS = (
-    ("Space", "play / pause"),
-    ("→ (Right)", "step one event (pauses)"),
-    ("R", "Reset All: this run again from t = 0, same seed"),
-    ("Ctrl+O", "open a scenario file"),
-    ("Ctrl+Shift+S", "export a screenshot (PNG or SVG)"),
-    ("F11", "full screen"),
-    ("?", "this sheet"),
-    ("Ctrl+Q", "quit"),
+EXTRA_KEYS = (  # keys that are no menu item
+    ("Keyboard", "Escape", "leave a text field (its value is kept); every shortcut works in one anyway"),
+    ("Keyboard", "Tab", "move between the settings"),
 )
 
 
-def shortcut_sheet_html() -> str:
-    rows = "".join(f"<tr><td><b>{k}</b>&nbsp;&nbsp;</td><td>{v}</td></tr>" for k, v in SHORTCUTS)
-    return f"<h3>Keyboard shortcuts</h3><table cellpadding='4'>{rows}</table>"
+def shortcut_sheet_html(rows: Sequence[tuple[str, str, str]]) -> str:
+    """The `?` sheet: every shortcut of the window, ``(menu, key, what it does)``, grouped by menu."""
+    out = ["<h3>Keyboard shortcuts</h3><table cellpadding='3'>"]
+    section = None
+    for menu, key, words in [*rows, *EXTRA_KEYS]:
+        if menu != section:
+            section = menu
+            out.append(f"<tr><td colspan='2'><br><b>{escape(menu)}</b></td></tr>")
+        out.append(f"<tr><td><b>{escape(key)}</b>&nbsp;&nbsp;</td><td>{escape(words)}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
 
 
 def about_html() -> str:

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from PySide6.QtCore import QPointF, QRectF, QSize
 
 
-def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]) -> QRectF:
+def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]) -> QRectF | None:
     """The spot for a label of ``size`` nearest to ``ring`` (beside it on its row first, then on rows
-    further up or down) inside ``bounds`` that overlaps nothing ``taken``; beside the ring if none is."""
+    further up or down) inside ``bounds`` that overlaps nothing ``taken``; None if there is none (the
+    ring and the section's footer line say it without the label)."""
     w, h = size.width(), size.height()
     want = (ring.right() + 6, ring.left() - w - 6)
     boxes = [(t.left(), t.top(), t.right(), t.bottom()) for t in taken]
@@ -26,8 +27,7 @@ def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]
             if best is None or cost < best[0]:
                 best = (cost, x, y)
     if best is None:
-        x = min(max(want[0], bounds.left()), bounds.right() - w)
-        return QRectF(x, ring.center().y() - h / 2, w, h)
+        return None
     return QRectF(best[1], best[2], w, h)
 
 

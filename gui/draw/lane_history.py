@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from typing import Any
 
 HISTORY_MAX = 4096  # segments (and interrupts) kept per CPU
 YIELDS_MAX = 2048
@@ -58,6 +59,17 @@ def yield_columns(
             x = round(time_to_x(t, now_ns, window_ns, x0, width))
             cols[x] = cols.get(x, False) or switched
     return sorted(cols.items())
+
+
+def _newest(items: deque[Any], after_ns: int, end: int) -> list[Any]:
+    """The items of a time-ordered deque whose field ``end`` is after ``after_ns``, oldest first."""
+    out = []
+    for item in reversed(items):
+        if item[end] <= after_ns:
+            break
+        out.append(item)
+    out.reverse()
+    return out
 
 
 class LaneHistory:
@@ -121,16 +133,18 @@ class LaneHistory:
         while self.yields and self.yields[0][0] < before_ns:
             self.yields.popleft()
 
-    def task_segments(self, now_ns: int) -> list[tuple[int, int, int]]:
-        """Closed segments plus the open one, up to ``now_ns``."""
-        out = list(self.segments)
+    def task_segments(self, now_ns: int, after_ns: int | None = None) -> list[tuple[int, int, int]]:
+        """Closed segments plus the open one, up to ``now_ns``; with ``after_ns``, only those that end
+        after it (read from the newest back, so a frame costs what it shows, not what is kept)."""
+        out = list(self.segments) if after_ns is None else _newest(self.segments, after_ns, 1)
         if self.open_code is not None and now_ns > self.open_start:
             out.append((self.open_start, now_ns, self.open_code))
         return out
 
-    def irq_segments(self) -> list[tuple[int, int, int]]:
+    def irq_segments(self, after_ns: int | None = None) -> list[tuple[int, int, int]]:
         out: list[tuple[int, int, int]] = []
-        for start, hard_end, end in self.irqs:
+        kept = self.irqs if after_ns is None else _newest(self.irqs, after_ns, 2)
+        for start, hard_end, end in kept:
             out.append((start, hard_end, HARDIRQ))
             if end > hard_end:
                 out.append((hard_end, end, SOFTIRQ))

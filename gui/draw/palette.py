@@ -2,6 +2,8 @@
 
 Tasks are coloured by tid (stable across frames and runs), CPU states and prio bands by name.
 Projector-friendly: a white background and dark text, as PhET advises ("black is not a projected colour").
+The neutral colours (``BACKGROUND``, ``TEXT``, ``GREY``, ``LIGHT_GREY``) are shared objects that
+``gui.draw.theme`` retints in place for the display mode; the Okabe–Ito colours never change.
 """
 
 from __future__ import annotations
@@ -59,6 +61,23 @@ def task_pattern(tid: int) -> Qt.BrushStyle:
 
 def cpu_color(cpu: int) -> QColor:
     return CPU_COLORS[cpu % len(CPU_COLORS)]
+
+
+# A pattern per CPU as well, for bars that stand side by side (the CPU is also written under each bar).
+CPU_PATTERNS = (
+    Qt.BrushStyle.SolidPattern,
+    Qt.BrushStyle.BDiagPattern,
+    Qt.BrushStyle.Dense3Pattern,
+    Qt.BrushStyle.FDiagPattern,
+    Qt.BrushStyle.CrossPattern,
+    Qt.BrushStyle.HorPattern,
+    Qt.BrushStyle.VerPattern,
+    Qt.BrushStyle.DiagCrossPattern,
+)
+
+
+def cpu_pattern(cpu: int) -> Qt.BrushStyle:
+    return CPU_PATTERNS[cpu % len(CPU_PATTERNS)]
 
 
 def band_color(band: int) -> QColor:

@@ -124,30 +124,68 @@ class QdiscLayout:
     reasons: Box
     token_park: tuple[float, float]
     footer: bool  # room for the tc counters and exit reasons below the picture
+    locks_row: bool = False  # narrow: the RUNNING bit and the locks side by side in a strip on top
+
+
+NARROW_BELOW_PX = 660  # a narrower panel puts the locks in a strip above the CPUs and bands
+LOCKS_ROW_H = 52.0
+MIN_CPU_BOX_H = 24.0
 
 
 def qdisc_layout(width: float, height: float, ncpus: int, nbands: int) -> QdiscLayout:
-    pad, header_h = 8.0, 30.0
+    pad, header_h = 8.0, 26.0
+    narrow = width < NARROW_BELOW_PX
     compact = width < 860
     footer = height >= 400
     footer_h = max(22.0 * (nbands + 2), height * 0.28) if footer else 0.0
     top, bottom = header_h + pad, height - footer_h - pad
+    if narrow:
+        locks: Box = (pad, top, width - 2 * pad, LOCKS_ROW_H)
+        top += LOCKS_ROW_H + pad
     body_h = max(bottom - top, 40.0)
-    cpu_w = width * (0.28 if compact else 0.27)
+    cpu_w = width * (0.36 if narrow else 0.28 if compact else 0.27)
     gap = min(10.0, body_h / max(ncpus, 1) * 0.15)
-    cpu_h = (body_h - gap * (ncpus - 1)) / max(ncpus, 1)
-    cpus = tuple((pad, top + i * (cpu_h + gap), cpu_w, cpu_h) for i in range(ncpus))
-    locks = (pad + cpu_w + width * 0.025, top, width * (0.13 if compact else 0.12), body_h)
-    bands_x = locks[0] + locks[2] + width * 0.025
-    bands_w = width * (0.745 if compact else 0.73) - bands_x
+    # Many CPUs in a short panel: their boxes in two columns, so that each keeps a line of text.
+    cols = 2 if ncpus > 4 and (body_h - gap * (ncpus - 1)) / ncpus < MIN_CPU_BOX_H else 1
+    per_col = -(-ncpus // cols)
+    cpu_h = (body_h - gap * (per_col - 1)) / max(per_col, 1)
+    box_w = (cpu_w - gap * (cols - 1)) / cols
+    cpus = tuple(
+        (pad + (i // per_col) * (box_w + gap), top + (i % per_col) * (cpu_h + gap), box_w, cpu_h)
+        for i in range(ncpus)
+    )
+    if narrow:
+        bands_x = pad + cpu_w + width * 0.03
+        device_w = max(58.0, width * 0.13)
+        device: Box = (width - pad - device_w, top, device_w, body_h)
+        bands_w = device[0] - width * 0.05 - bands_x
+        park = (locks[0] + locks[2] / 3 - 22.0, locks[1] + LOCKS_ROW_H / 2 + 6)
+    else:
+        locks = (pad + cpu_w + width * 0.025, top, width * (0.13 if compact else 0.12), body_h)
+        bands_x = locks[0] + locks[2] + width * 0.025
+        bands_w = width * (0.745 if compact else 0.73) - bands_x
+        device = (
+            width * (0.875 if compact else 0.85),
+            top,
+            width * (0.125 if compact else 0.15) - pad,
+            body_h,
+        )
+        park = (locks[0] + locks[2] - 22.0, locks[1] + 38.0)  # inside the RUNNING slot, right of "free"
     row_h = body_h / max(nbands, 1)
     bands = tuple((bands_x, top + i * row_h, bands_w, row_h) for i in range(nbands))
-    device = (width * (0.875 if compact else 0.85), top, width * (0.125 if compact else 0.15) - pad, body_h)
     counters = (pad, height - footer_h, width * 0.58, footer_h - pad)
     reasons = (width * 0.62, height - footer_h, width * 0.38 - pad, footer_h - pad)
-    park = (locks[0] + locks[2] - 22.0, locks[1] + 38.0)  # inside the RUNNING slot, right of "free"
     return QdiscLayout(
-        (pad, 0.0, width - 2 * pad, header_h), cpus, locks, bands, device, counters, reasons, park, footer
+        (pad, 0.0, width - 2 * pad, header_h),
+        cpus,
+        locks,
+        bands,
+        device,
+        counters,
+        reasons,
+        park,
+        footer,
+        narrow,
     )
 
 

@@ -20,9 +20,11 @@ from gui.draw.runqueue_scene import (
     ALIGN_TOP,
     BOLD,
     CHIP_H,
+    GUTTER_MIN_BODY_W,
     GUTTER_W,
     HEADLINES,
     LINE_H,
+    MIN_SECTION_H,
     NO_TASK,
     PAD,
     PLAIN,
@@ -75,14 +77,45 @@ class SceneBuilder:
         }
 
     def build(self, sections: Sequence[RunqueueView], size: QSize) -> Scene:
-        """Sections on a grid, each with its headline, its queue and a footer line for the last yield."""
+        """Sections on a grid, each with its headline, its queue and a footer line for the last yield;
+        where that leaves a section too little room, one row per CPU with its queue in pick order."""
         self.scene = Scene()
         cols, rows = section_grid(len(sections), size.width())
         w, h = (size.width() - PAD) / cols, (size.height() - PAD) / rows
+        if h < MIN_SECTION_H and len(sections) > 1:
+            self._layout_rows(sections, size)
+            return self.scene
         for i, rq in enumerate(sections):
             x, y = PAD + (i % cols) * w, PAD + (i // cols) * h
             self._layout_section(i, rq, QRectF(x, y, w - PAD, h - PAD))
         return self.scene
+
+    def _layout_rows(self, sections: Sequence[RunqueueView], size: QSize) -> None:
+        """Many CPUs in a short panel: a row per CPU, "CPU n" then its tasks as the policy would pick
+        them (the view lists them in that order), the next one tagged; the panel's tooltip has the rest."""
+        sc, fm = self.scene, QFontMetrics(self._fonts[BOLD])
+        title = QFontMetrics(self._fonts[TITLE])
+        label_w = title.horizontalAdvance("CPU 00") + 12
+        row_h = max((size.height() - PAD) / len(sections), CHIP_H[True] + 2)
+        for i, rq in enumerate(sections):
+            y = PAD + i * row_h
+            row = QRectF(PAD, y, size.width() - 2 * PAD, row_h - 2)
+            sc.section_rects[i] = row
+            sc.text(QRectF(row.left(), y, label_w, row_h - 2), f"CPU {rq.cpu}", TITLE)
+            x = row.left() + label_w
+            if not rq.entries:
+                sc.text(QRectF(x, y, row.right() - x, row_h - 2), NO_TASK, PLAIN, palette.GREY)
+                continue
+            entries: Sequence[RunqueueEntry] = rq.entries
+            for n, e in enumerate(entries):
+                tags = [("next", palette.BLUE)] if e.picks_next else []
+                chip = self._chip(i, e, x, y + (row_h - 2 - CHIP_H[True]) / 2, True, "", tags)
+                if chip.footprint(fm).right() > row.right():
+                    self.scene.chips.pop()
+                    self.scene.rects.pop((i, e.tid), None)
+                    sc.text(QRectF(x, y, row.right() - x, row_h - 2), f"+{len(entries) - n} more", BOLD)
+                    break
+                x = chip.footprint(fm).right() + 6
 
     def _layout_section(self, i: int, rq: RunqueueView, r: QRectF) -> None:
         sc = self.scene
@@ -90,6 +123,8 @@ class SceneBuilder:
         wide, narrow = HEADLINES[type(rq)]
         headline = narrow if r.width() < 760 else wide
         headline = headline if isinstance(rq, BfsView) else f"CPU {rq.cpu} · {headline}"
+        fm = QFontMetrics(self._fonts[TITLE])
+        headline = fm.elidedText(headline, Qt.TextElideMode.ElideRight, int(r.width() - 12))
         sc.text(QRectF(r.left() + 6, r.top() + 2, r.width() - 12, LINE_H), headline, TITLE)
         body = r.adjusted(6, LINE_H + 4, -6, -LINE_H - 2)
         if rq.entries:
@@ -216,7 +251,8 @@ class SceneBuilder:
                 xa, xb = key_to_x(start, rng, x0, w), key_to_x(end, rng, x0, w)
                 left = xa - chip.rect.width() / 2 if start == end else xa
                 room = chip.footprint(fm).width()
-                chip.rect.moveLeft(min(max(left, lane.left()), lane.right() - room))
+                # Clear of the gutter's words on the left, inside the lane on the right.
+                chip.rect.moveLeft(max(min(max(left, x0 - 6), lane.right() - room), lane.left()))
                 placed.append((chip, xa, xb))
             placed.sort(key=lambda p: p[0].rect.left())
             levels = stack_levels([(c.rect.left(), c.footprint(fm).right()) for c, _, _ in placed])
@@ -241,7 +277,8 @@ class SceneBuilder:
 
     def _layout_cfs(self, i: int, rq: Cfs2623View | Cfs2624View, body: QRectF, compact: bool) -> None:
         """CFS: keys relative to fair_clock (2.6.23) or min_vruntime (2.6.24) on one axis."""
-        axis_y, x0, w = body.bottom() - 24, body.left() + GUTTER_W, body.width() - GUTTER_W - 4
+        gutter = GUTTER_W if body.width() >= GUTTER_MIN_BODY_W else 8.0  # narrow: no words at the left
+        axis_y, x0, w = body.bottom() - 24, body.left() + gutter, body.width() - gutter - 4
         if isinstance(rq, Cfs2623View):
             clock, clock_name = rq.fair_clock_ns, "fair_clock"
         else:
@@ -250,11 +287,12 @@ class SceneBuilder:
         rels = {e.tid: float(cfs_key(e) - clock) for e in entries}
         rng = self._axis(i, clock_name, list(rels.values()), x0, w, axis_y)
         self._clock_line(rng, x0, w, body.top() + 4, axis_y)
-        self.scene.text(
-            QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top()),
-            "← less CPU so\nfar: runs sooner\n\nmore CPU so\nfar: waits →",
-            PLAIN,
-        )
+        if gutter == GUTTER_W:
+            self.scene.text(
+                QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top()),
+                "← less CPU so\nfar: runs sooner\n\nmore CPU so\nfar: waits →",
+                PLAIN,
+            )
         tags: dict[int, list[tuple[str, QColor]]] = {e.tid: [] for e in entries}
         for e in entries:
             if e.picks_next:

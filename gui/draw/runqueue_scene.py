@@ -32,6 +32,8 @@ from model.snapshot import (
 
 MIN_SPAN_NS = 1_000_000  # a key axis spans at least 1 ms
 PAD, LINE_H, TAG_H, GUTTER_W = 8, 24, 20, 132
+MIN_SECTION_H = 150  # a CPU's section needs this much height; less, and each CPU gets a row
+GUTTER_MIN_BODY_W = 620  # a narrower key axis leaves the words at its left out (the axis says it)
 CHIP_H = {True: 26, False: 42}  # compact (one line) or with a detail line
 HEADLINES: dict[type, tuple[str, str]] = {  # (wide, narrow)
     O1View: (

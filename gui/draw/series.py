@@ -12,6 +12,35 @@ from numpy.typing import NDArray
 
 NS_PER_S = 1e9
 
+# The graphs follow the playback speed: a new point every POINT_WALL_S of wall time, and a window that
+# shows the last WINDOW_WALL_S of play, at any speed (within the bounds below).
+POINT_WALL_S = 0.1
+WINDOW_WALL_S = 10.0
+SAMPLE_BOUNDS_NS = (10_000, 100_000_000)
+WINDOW_BOUNDS_NS = (1_000_000, 20_000_000_000)
+
+
+def nice_floor(x: float) -> float:
+    """The largest 1-2-5 × 10^k value at or below ``x`` (x > 0)."""
+    exp = math.floor(math.log10(x))
+    for mantissa in (5.0, 2.0, 1.0):
+        if mantissa * 10.0**exp <= x * (1 + 1e-9):
+            return mantissa * 10.0**exp
+    return 10.0 ** (exp - 1) * 5.0  # pragma: no cover
+
+
+def sample_ns_for(speed: float) -> int:
+    """The sampling interval that gives a graph point every ``POINT_WALL_S`` of wall time at ``speed``
+    (simulated seconds per wall second), on a 1-2-5 step."""
+    lo, hi = SAMPLE_BOUNDS_NS
+    return int(nice_floor(min(max(speed * POINT_WALL_S * NS_PER_S, lo), hi)))
+
+
+def window_ns_for(speed: float) -> int:
+    """The graphs' window of simulated time: the last ``WINDOW_WALL_S`` of play at ``speed``."""
+    lo, hi = WINDOW_BOUNDS_NS
+    return int(nice_floor(min(max(speed * WINDOW_WALL_S * NS_PER_S, lo), hi)))
+
 
 def nice_ceiling(x: float) -> float:
     """The smallest round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k) at or above ``x``: an axis
@@ -70,14 +99,73 @@ def counts_at(
     return series[i, cols] if i < len(series) else live
 
 
-def grid_cells(has_qdisc: bool, one_row: bool) -> list[tuple[str, int, int, int]]:
-    """``(graph, row, column, column span)`` of each graph shown. Two rows: bandwidth over thread and
-    CPU time, with the dequeue bars and fairness on the top row when there is a qdisc. One row (a short
-    panel): the three graphs that tell the story, the packet ones first when there is a qdisc."""
-    if one_row:
-        names = ("dequeues", "fairness", "bandwidth") if has_qdisc else ("bandwidth", "threads", "cpus")
-        return [(name, 0, col, 1) for col, name in enumerate(names)]
+def moving_block(
+    series: NDArray[np.int64], t_from_ns: int, k: int
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Times (s) and deltas of every column over the last ``k`` sampling intervals ending at each sample
+    after ``t_from_ns`` (and the one before it, so the line enters the window): a moving window read
+    off the cumulative counters, exact however uneven the intervals. Early samples count from zero."""
+    if not len(series):
+        return np.zeros(0), np.zeros((0, series.shape[1]), dtype=np.int64)
+    i0 = max(int(np.searchsorted(series[:, 0], t_from_ns, side="right")) - 1, 0)
+    ends = np.arange(i0, len(series))
+    begins = ends - k
+    start = np.where((begins >= 0)[:, None], series[np.maximum(begins, 0)], 0)
+    return series[ends, 0] / NS_PER_S, series[ends] - start
+
+
+# The graphs in the order a story tells them: the first ones are shown when not all fit.
+PLOT_ORDER = {
+    "qdisc": ("dequeues", "fairness", "bandwidth", "threads", "cpus"),
+    "server": ("bandwidth", "cpus", "threads"),
+    "client": ("bandwidth", "threads", "cpus"),
+    "tasks": ("threads", "cpus"),  # no network traffic: no bandwidth graph
+}
+
+
+def plot_order(has_qdisc: bool, iperf_mode: str | None) -> tuple[str, ...]:
+    """The graphs of a run, most telling first: ``iperf_mode`` is "client", "server" or None (no iperf)."""
     if has_qdisc:
-        top = [("bandwidth", 0, 0, 1), ("dequeues", 0, 1, 1), ("fairness", 0, 2, 1)]
-        return [*top, ("threads", 1, 0, 1), ("cpus", 1, 1, 2)]
-    return [("bandwidth", 0, 0, 2), ("threads", 1, 0, 1), ("cpus", 1, 1, 1)]
+        return PLOT_ORDER["qdisc"]
+    return PLOT_ORDER[iperf_mode] if iperf_mode in ("client", "server") else PLOT_ORDER["tasks"]
+
+
+CELL_ASPECT = 1.8  # width / height a graph reads best at
+
+
+def grid_shape(count: int, width: float, height: float, min_w: float, min_h: float) -> tuple[int, int]:
+    """(rows, columns) for up to ``count`` graphs in a ``width`` × ``height`` panel, every cell at least
+    ``min_w`` × ``min_h``: as many graphs as fit (at least one), in the grid whose cells come closest
+    to ``CELL_ASPECT``."""
+    cols_fit = max(int(width // min_w), 1)
+    rows_fit = max(int(height // min_h), 1)
+    shown = min(count, cols_fit * rows_fit)
+    best: tuple[float, int, int] | None = None
+    for rows in range(1, rows_fit + 1):
+        cols = -(-shown // rows)
+        if cols > cols_fit or (rows - 1) * cols >= shown:
+            continue
+        aspect = (width / cols) / (height / rows)
+        score = abs(math.log(aspect / CELL_ASPECT))
+        if best is None or score < best[0]:
+            best = (score, rows, cols)
+    assert best is not None
+    return best[1], best[2]
+
+
+def grid_cells(order: tuple[str, ...], rows: int, cols: int) -> list[tuple[str, int, int, int]]:
+    """``(graph, row, column, column span)`` for the first ``rows × cols`` graphs of ``order``; a last
+    row with fewer graphs spreads them over the whole width."""
+    shown = list(order[: rows * cols])
+    cells = []
+    for r in range(rows):
+        names = shown[r * cols : (r + 1) * cols]
+        if not names:
+            break
+        span, extra = divmod(cols, len(names))
+        col = 0
+        for i, name in enumerate(names):
+            width = span + (1 if i < extra else 0)
+            cells.append((name, r, col, width))
+            col += width
+    return cells

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -31,6 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.draw import theme
+from gui.draw.cpu_count import cpu_note
+from gui.panels.base import rescale_fonts, styled_font
 from model.scenario import KeySpec, Scenario, ScenarioError, builtin_names, key_specs, load_scenario
 from model.sched import POLICIES, TUNABLES, Tunable, owners
 from model.simulation import LIVE_KEYS
@@ -63,11 +65,30 @@ class _Control:
     tip: str
 
 
+LINE_PX = 205  # a control's text is broken into lines this wide (standard text size)
+WORDS = "schedlab_words"  # a control's text before it was broken into lines
+
+
 def _scale_font(widget: QWidget, pt: int = FONT_PT, bold: bool = False) -> None:
-    f = QFont(widget.font())
-    f.setPointSize(pt)
-    f.setBold(bold)
-    widget.setFont(f)
+    styled_font(widget, pt, bold)
+
+
+def wrapped(text: str, widget: QWidget, width: int = LINE_PX) -> str:
+    """``text`` with line breaks between words so that no line is wider than ``width`` px in the
+    widget's font (radio buttons and check boxes do not wrap by themselves)."""
+    fm = widget.fontMetrics()
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            trial = f"{line} {word}" if line else word
+            if line and fm.horizontalAdvance(trial) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def builtin_titles() -> dict[str, str]:
@@ -146,7 +167,9 @@ class ControlsPanel(QWidget):
         self.story_combo.setMinimumContentsLength(18)
         self.story_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         for name, title in self._titles.items():
-            self.story_combo.addItem(title, name)
+            self.story_combo.addItem(
+                self.story_combo.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, LINE_PX), name
+            )
             self.story_combo.setItemData(self.story_combo.count() - 1, title, Qt.ItemDataRole.ToolTipRole)
         self.story_combo.activated.connect(self._on_story)
         layout.addWidget(self.story_combo)
@@ -160,8 +183,10 @@ class ControlsPanel(QWidget):
         group = QButtonGroup(holder)
         radios: dict[Any, QRadioButton] = {}
         for value, label in labels.items():
-            r = QRadioButton(label)
+            r = QRadioButton()
             _scale_font(r)
+            r.setProperty(WORDS, label)
+            r.setText(wrapped(label, r))
             r.clicked.connect(lambda _=False, v=value: self._changed(key, v))
             group.addButton(r)
             inner.addWidget(r)
@@ -179,8 +204,10 @@ class ControlsPanel(QWidget):
         self._controls[key] = _Control(key, holder, shows, show, tip)
 
     def _check_control(self, layout: QVBoxLayout, key: str, label: str, tip: str) -> None:
-        check = QCheckBox(label)
+        check = QCheckBox()
         _scale_font(check)
+        check.setProperty(WORDS, label)
+        check.setText(wrapped(label, check))
         check.clicked.connect(lambda on: self._changed(key, int(on)))
         layout.addWidget(check)
         self.checks[key] = check
@@ -196,7 +223,10 @@ class ControlsPanel(QWidget):
         spin.setRange(int(spec.lo), int(spec.hi))  # the model's own range
         spin.setKeyboardTracking(False)  # typing "12" is one change, not two
         spin.valueChanged.connect(lambda v: self._changed(key, int(v)))
-        form.addRow(label, spin)
+        row_label = QLabel(label)
+        _scale_font(row_label)
+        row_label.setWordWrap(True)
+        form.addRow(row_label, spin)
         self.spins[key] = spin
         self._controls[key] = _Control(key, spin, spin.value, lambda v: spin.setValue(int(v)), tip)
 
@@ -272,7 +302,9 @@ class ControlsPanel(QWidget):
             reason = why_disabled(key, settings, qdisc)
             ctl.box.setEnabled(reason is None)
             mode = "applies at once" if key in LIVE_KEYS else "restarts the run, same seed"
-            ctl.box.setToolTip(f"{ctl.tip} ({mode})" if reason is None else f"Not available: {reason}")
+            note = cpu_note(scenario) if key == "machine.cpus" else ""
+            tip = f"{ctl.tip} ({mode})" + (f"; with it: {note}" if note else "")
+            ctl.box.setToolTip(tip if reason is None else f"Not available: {reason}")
         self.show_settings(settings)
 
     def show_settings(self, settings: Mapping[str, Any]) -> None:
@@ -299,6 +331,20 @@ class ControlsPanel(QWidget):
             index = combo.count() - 1
         combo.setCurrentIndex(index)
         combo.blockSignals(False)
+
+    def apply_theme(self) -> None:
+        """Break the controls' words into lines again for the text size now."""
+        rescale_fonts(self)
+        width = round(LINE_PX * theme.current().font_factor)
+        for w in self.findChildren(QWidget):
+            words = w.property(WORDS)
+            if isinstance(words, str) and isinstance(w, QRadioButton | QCheckBox):
+                w.setText(wrapped(words, w, width))
+
+    def box_of(self, key: str) -> QWidget | None:
+        """The widget of the control for ``key`` (a lesson highlights it)."""
+        ctl = self._controls.get(key)
+        return ctl.box if ctl is not None else None
 
     def is_enabled(self, key: str) -> bool:
         return self._controls[key].box.isEnabled()

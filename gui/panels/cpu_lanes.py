@@ -4,7 +4,9 @@ The panel keeps a bounded history per CPU (``gui.draw.lane_history.LaneHistory``
 interrupt and yield trace records of each snapshot, and picks the width of its window of simulated time
 from the density of those records unless told one. ``render`` turns the history into pixel runs once
 per frame; ``paintEvent`` only draws them. Hardirq time is black, softirq hatched, both over the lower
-part of the task they interrupted; idle is blank; yields are ticks above the strip.
+part of the task they interrupted; idle is blank; yields are ticks above the strip. The wheel zooms
+the strip about the pointer, a drag pans it into the past (``MAX_PAN_WINDOWS`` windows back),
+a double-click returns to now; hovering says what is drawn there, with its exact times.
 """
 
 from __future__ import annotations
@@ -13,24 +15,26 @@ import functools
 import math
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
     QFontMetrics,
+    QHelpEvent,
     QMouseEvent,
     QPainter,
     QPainterPath,
     QPaintEvent,
     QPen,
     QPolygonF,
+    QWheelEvent,
 )
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
-from gui.draw.formats import format_duration, nice_step
+from gui.draw.formats import exact_duration, exact_time, format_duration, nice_step, tick_label
 from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, time_to_x, yield_columns
 from gui.panels.base import SnapshotPanel
 from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
@@ -38,6 +42,9 @@ from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceReco
 # Window widths offered by the automatic choice (a 1-2-5 ladder, 100 µs .. 10 s).
 WINDOW_LADDER_NS: tuple[int, ...] = (*(m * 10**e for e in range(5, 10) for m in (1, 2, 5)), 10**10)
 DEFAULT_WINDOW_NS = 50_000_000
+MAX_PAN_WINDOWS = 8  # how many windows back a drag may pan (the lanes keep that much history)
+ZOOM_STEP = 1.25  # one wheel notch
+ZOOM_BOUNDS_NS = (10_000, 10_000_000_000)
 TARGET_RECORDS_IN_WINDOW = 60  # switches + interrupts a lane should show, for the automatic width
 MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they arrive
 
@@ -45,8 +52,9 @@ Runs = list[tuple[int, int, int]]  # pixel runs (x0, x1, code)
 LaneRuns = tuple[Runs, Runs, list[tuple[int, bool]]]  # tasks, interrupts, yield marks
 
 YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
-LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 28, 30, 250, 8, 10
-MIN_LANE_H = 30.0
+LEGEND_ROW_H, AXIS_H, LEFT_W, PAD, YIELD_H = 26, 28, 290, 8, 10
+MIN_LANE_H = 22.0
+LegendFlow = tuple[list[tuple[QRectF, str, int | None]], float]  # (swatch, text, code) entries, height
 
 
 # ---- pure helpers ---------------------------------------------------------------------------------
@@ -104,6 +112,12 @@ class CpuLanesPanel(SnapshotPanel):
         self._big = QFont(self._bold)
         self._big.setPointSize(13)
         self._fixed_window_ns: int | None = None
+        self._offset_ns = 0  # panned into the past: the strip ends this long before now
+        self._drag: tuple[float, int] | None = None  # (x where a drag began, offset then)
+        self._dragged = False
+        self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
+        self.setMouseTracking(True)
         self.reset()
 
     # ---- public API ---------------------------------------------------------------------------------
@@ -111,6 +125,7 @@ class CpuLanesPanel(SnapshotPanel):
     def reset(self) -> None:
         """Forget all history (after a restart)."""
         self.lanes: list[LaneHistory] = []
+        self._offset_ns = 0
         self._names: dict[int, str] = {}
         self._cpus: tuple[CpuView, ...] = ()
         self._now_ns = 0
@@ -118,6 +133,7 @@ class CpuLanesPanel(SnapshotPanel):
         self._auto_window_ns = DEFAULT_WINDOW_NS
         self._density = (0.0, 0.0)  # (records, ns), decayed over about one window of simulated time
         self._dequeuer = -1
+        self._yields_seen = False
         self._layout_size = QSize()
         self._runs: list[LaneRuns] = []
         self.update()
@@ -132,6 +148,41 @@ class CpuLanesPanel(SnapshotPanel):
         return self._fixed_window_ns or self._auto_window_ns
 
     @property
+    def view_end_ns(self) -> int:
+        """Where the strip ends: now, or earlier when panned into the past."""
+        return max(self._now_ns - self._offset_ns, 0)
+
+    @property
+    def kept_ns(self) -> int:
+        """How much of the past the lanes keep: enough to pan back ``MAX_PAN_WINDOWS`` windows."""
+        return (MAX_PAN_WINDOWS + 2) * self.window_ns
+
+    def zoom_strip(self, factor: float, anchor_x: float | None = None) -> None:
+        """Show ``factor`` times the time (wheel): about the instant under ``anchor_x``, else the end."""
+        _, _, _, strip_w = self._geometry()
+        x0, win = LEFT_W + PAD, self.window_ns
+        end = self.view_end_ns
+        frac = 1.0 if anchor_x is None else min(max((anchor_x - x0) / strip_w, 0.0), 1.0)
+        anchor_t = end - (1.0 - frac) * win
+        new_win = int(min(max(win * factor, ZOOM_BOUNDS_NS[0]), ZOOM_BOUNDS_NS[1]))
+        self._fixed_window_ns = new_win
+        self._offset_ns = self._clamp_offset(int(self._now_ns - (anchor_t + (1.0 - frac) * new_win)))
+        self._relayout()
+
+    def pan(self, offset_ns: int) -> None:
+        """End the strip ``offset_ns`` before now (0: live)."""
+        self._offset_ns = self._clamp_offset(offset_ns)
+        self._relayout()
+
+    def live(self) -> None:
+        """Back to now and the automatic window (double-click)."""
+        self._offset_ns, self._fixed_window_ns = 0, None
+        self._relayout()
+
+    def _clamp_offset(self, offset_ns: int) -> int:
+        return max(0, min(offset_ns, MAX_PAN_WINDOWS * self.window_ns, self._now_ns))
+
+    @property
     def lane_count(self) -> int:
         return len(self.lanes)
 
@@ -142,7 +193,7 @@ class CpuLanesPanel(SnapshotPanel):
         while len(self.lanes) < len(snapshot.cpus):
             self.lanes.append(LaneHistory())
         del self.lanes[len(snapshot.cpus) :]
-        counted = self._ingest(snapshot.events, now - 2 * self.window_ns)
+        counted = self._ingest(snapshot.events, now - self.kept_ns)
         if self._last_t is not None and now > self._last_t:
             dt = now - self._last_t
             keep = math.exp(-dt / self._auto_window_ns)
@@ -154,7 +205,7 @@ class CpuLanesPanel(SnapshotPanel):
                 lane.open_code, lane.open_start = cpu.curr_tid, now if self._last_t is None else self._last_t
             elif lane.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
                 lane.switch(now, cpu.curr_tid, lane.open_code, self._quantum())
-            lane.prune(now - 2 * self.window_ns)
+            lane.prune(now - self.kept_ns)
         self._cpus, self._now_ns, self._last_t = snapshot.cpus, now, now
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
         self._relayout()
@@ -162,11 +213,28 @@ class CpuLanesPanel(SnapshotPanel):
     def needed_height(self) -> int:
         """The least height that shows every CPU's lane (at their smallest) with the legend and axis."""
         _, legend_h = self._legend_layout()
-        return int(PAD + legend_h + 4 + max(len(self.lanes), 1) * MIN_LANE_H + AXIS_H + PAD)
+        return int((PAD + legend_h + 4 + max(len(self.lanes), 1) * MIN_LANE_H + AXIS_H + PAD) * self.zoom)
 
     def sizeHint(self) -> QSize:
         n = max(len(self.lanes), 1)
-        return QSize(1000, LEGEND_ROW_H + AXIS_H + 2 * PAD + n * 76)
+        _, legend_h = self._legend_layout()
+        return QSize(1000, int((legend_h + AXIS_H + 2 * PAD + 4 + n * 76) * self.zoom))
+
+    def lane_rects(self) -> list[QRectF]:
+        """Each CPU's lane (its head and strip), in widget pixels."""
+        _, top, lane_h, _ = self._geometry()
+        z = self.zoom
+        return [
+            QRectF(0, (top + i * lane_h) * z, self.width(), (lane_h - 4) * z) for i in range(len(self._runs))
+        ]
+
+    def min_lane_px(self) -> float:
+        return (MIN_LANE_H - 4) * self.zoom
+
+    def apply_theme(self) -> None:
+        code_brush.cache_clear()
+        _fill_style.cache_clear()
+        self._relayout()
 
     def minimumSizeHint(self) -> QSize:
         return QSize(480, 120)
@@ -196,20 +264,39 @@ class CpuLanesPanel(SnapshotPanel):
                     lane.irq(r.t_ns, r.hardirq_ns, r.softirq_ns)
             elif isinstance(r, YieldRecord) and r.t_ns >= cutoff_ns:
                 lane.yields.append((r.t_ns, r.switched))
+                self._yields_seen = True
         return counted
 
     # ---- geometry -----------------------------------------------------------------------------------
 
-    def _legend_layout(self) -> tuple[list[tuple[QRectF, str, int | None]], float]:
-        """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height."""
+    def _legend_layout(self) -> LegendFlow:
+        """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height.
+
+        The yield marks are listed once a yield was seen. Where the tasks would take more than one row
+        and there are no more of them than lanes, they are left out: each lane's head names and colours
+        the task it runs, and every segment wide enough says whose it is."""
+        names = tuple(sorted(self._names.items()))
+        key: tuple[object, ...] = (self._yields_seen, names, self.lw(), len(self.lanes), self._font.key())
+        if self._legend_cache is not None and self._legend_cache[0] == key:
+            return self._legend_cache[1]  # the same words in the same width: the same flow (every frame)
+        flowed = self._flow_legend()
+        self._legend_cache = (key, flowed)
+        return flowed
+
+    def _flow_legend(self) -> LegendFlow:
         fm = QFontMetrics(self._font)
-        entries: list[tuple[str, int | None]] = [(n, t) for t, n in sorted(self._names.items())]
-        entries += [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
-        entries += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
+        states: list[tuple[str, int | None]] = [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
+        if self._yields_seen:
+            states += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
+        tasks: list[tuple[str, int | None]] = [(n, t) for t, n in sorted(self._names.items())]
+        widths = sum(28 + fm.horizontalAdvance(text) + 18 for text, _ in (*tasks, *states))
+        if widths > self.lw() - 2 * PAD and len(tasks) <= len(self.lanes):
+            tasks = []
+        entries = tasks + states
         x, y, out = float(PAD), float(PAD), []
         for text, brush in entries:
             w = 28 + fm.horizontalAdvance(text) + 18
-            if x + w > self.width() - PAD and x > PAD:
+            if x + w > self.lw() - PAD and x > PAD:
                 x, y = float(PAD), y + LEGEND_ROW_H
             out.append((QRectF(x, y + 5, 22, 16), text, brush))
             x += w
@@ -219,17 +306,17 @@ class CpuLanesPanel(SnapshotPanel):
         """(legend height, lane top, lane height, strip width)."""
         _, legend_h = self._legend_layout()
         top = PAD + legend_h + 4
-        avail = self.height() - top - AXIS_H - PAD
-        return legend_h, top, lane_height(avail, len(self.lanes)), max(self.width() - LEFT_W - 2 * PAD, 10)
+        avail = self.lh() - top - AXIS_H - PAD
+        return legend_h, top, lane_height(avail, len(self.lanes)), max(self.lw() - LEFT_W - 2 * PAD, 10)
 
     def _relayout(self) -> None:
         self._layout_size = self.size()
         _, _, _, strip_w = self._geometry()
-        x0, now, win = LEFT_W + PAD, self._now_ns, self.window_ns
+        x0, now, win = LEFT_W + PAD, self.view_end_ns, self.window_ns
         self._runs = [
             (
-                pixel_runs(lane.task_segments(now), now, win, x0, strip_w),
-                pixel_runs(lane.irq_segments(), now, win, x0, strip_w),
+                pixel_runs(lane.task_segments(self._now_ns, now - win), now, win, x0, strip_w),
+                pixel_runs(lane.irq_segments(now - win), now, win, x0, strip_w),
                 yield_columns(lane.yields, now, win, x0, strip_w),
             )
             for lane in self.lanes
@@ -243,8 +330,8 @@ class CpuLanesPanel(SnapshotPanel):
     # ---- painting -----------------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.fillRect(self.rect(), palette.BACKGROUND)
+        p = self.begin_painting()
+        p.fillRect(self.logical_rect(), palette.BACKGROUND)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         self._paint_legend(p)
         _, top, lane_h, strip_w = self._geometry()
@@ -318,7 +405,7 @@ class CpuLanesPanel(SnapshotPanel):
                 continue
             seg = QRectF(xa, bar.top(), xb - xa, bar.height())
             _fill(p, seg, code)
-            if xb - xa > 44 and bar.height() >= 18:
+            if xb - xa > 44 and irq_top - bar.top() >= fm.height():
                 labels.append((QRectF(xa + 5, bar.top(), xb - xa - 8, irq_top - bar.top()), code))
         for xa, xb, code in irqs:
             _fill(p, QRectF(xa, irq_top, xb - xa, bar.bottom() - irq_top), code)
@@ -331,29 +418,119 @@ class CpuLanesPanel(SnapshotPanel):
         _yield_marks(p, yields, r.top())
 
     def _paint_axis(self, p: QPainter, y: float, strip_w: float) -> None:
-        x0, win = LEFT_W + PAD, self.window_ns
+        x0, win, end, now = LEFT_W + PAD, self.window_ns, self.view_end_ns, self._now_ns
         p.setPen(QPen(palette.TEXT, 1))
         p.setFont(self._font)
         fm = QFontMetrics(self._font)
         p.drawLine(QPointF(x0, y), QPointF(x0 + strip_w, y))
         max_ticks = max(int(strip_w // 90), 1)
-        for off in axis_ticks(win, max_ticks):
-            x = time_to_x(self._now_ns + off, self._now_ns, win, x0, strip_w)
+        free_right = x0 + strip_w  # labels go right to left; one that would touch its neighbour is left out
+        step = int(nice_step(win, max_ticks))
+        first = end - end % step if end % step else end
+        t = first
+        while t >= end - win:
+            x = time_to_x(t, end, win, x0, strip_w)
             p.drawLine(QPointF(x, y), QPointF(x, y + 5))
-            text = "now" if off == 0 else "−" + format_duration(-off)
+            # Ticks sit at round instants and move with the strip: their labels are those instants
+            # (the run's time, as the graphs' axes have it), round numbers whatever now is.
+            text = "now" if t == now else tick_label(t, step)
             tw = fm.horizontalAdvance(text)
-            p.drawText(QPointF(min(max(x - tw / 2, x0), x0 + strip_w - tw), y + 5 + fm.ascent()), text)
+            left = min(max(x - tw / 2, x0), x0 + strip_w - tw)
+            if left + tw + 8 <= free_right:
+                p.drawText(QPointF(left, y + 5 + fm.ascent()), text)
+                free_right = left
+            t -= step
+        ago = f", ending {format_duration(self._offset_ns)} ago" if self._offset_ns else ""
         p.drawText(
-            QPointF(PAD, y + 5 + fm.ascent()),
-            f"t = {format_duration(self._now_ns)} · last {format_duration(win)}",
+            QPointF(PAD, y + 5 + fm.ascent()), f"t = {format_duration(now)} · {format_duration(win)}{ago}"
         )
 
     # ---- input --------------------------------------------------------------------------------------
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        tid = self.tid_at(event.position())
-        if tid > 0:
-            self.task_clicked.emit(tid)
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._drag, self._dragged = (event.position().x(), self._offset_ns), False
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._drag is None:
+            return
+        x_start, offset = self._drag
+        dx = (event.position().x() - x_start) / self.zoom
+        if abs(dx) > 3:
+            self._dragged = True
+        _, _, _, strip_w = self._geometry()
+        self.pan(int(offset + dx * self.window_ns / strip_w))  # dragging right goes into the past
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._drag is not None and not self._dragged:
+            tid = self.tid_at(self.to_logical(event.position()))
+            if tid > 0:
+                self.task_clicked.emit(tid)
+        self._drag = None
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        self.live()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        steps = event.angleDelta().y() / 120
+        if steps:
+            self.zoom_strip(ZOOM_STEP ** (-steps), self.to_logical(event.position()).x())
+
+    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self.describe_at(self.to_logical(QPointF(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    def describe_at(self, pos: QPointF) -> str:
+        """What is drawn at ``pos`` (logical pixels), in words with exact times: a lane's head, a task's
+        stretch on the CPU, an interrupt, a yield; "" where nothing is."""
+        _, top, lane_h, strip_w = self._geometry()
+        i = int((pos.y() - top) // lane_h) if pos.y() >= top else -1
+        if not 0 <= i < len(self.lanes):
+            return ""
+        if pos.x() < LEFT_W:
+            return self._describe_head(i)
+        x0, win, end = LEFT_W + PAD, self.window_ns, self.view_end_ns
+        t = end - (1.0 - (pos.x() - x0) / strip_w) * win
+        px_ns = win / strip_w
+        lane = self.lanes[i]
+        for yt, switched in lane.yields:
+            if abs(yt - t) <= 3 * px_ns:
+                kept = "gave the CPU up" if switched else "kept the CPU"
+                return f"sched_yield() on CPU {i} at t = {exact_time(yt)}: it {kept}"
+        for start, hard_end, irq_end in lane.irqs:
+            if start <= t < irq_end:
+                hard, soft = hard_end - start, irq_end - hard_end
+                return (
+                    f"interrupt on CPU {i} at t = {exact_time(start)}:\n"
+                    f"hardirq {exact_duration(hard)}, softirq {exact_duration(soft)}"
+                )
+        for start, stop, code in lane.task_segments(self._now_ns):
+            if start <= t < stop:
+                who = self._names.get(code, f"task {code}") if code > 0 else "idle"
+                merged = " (shorter stretches merged)" if stop - start < 3 * self._quantum() else ""
+                until = "now" if stop == self._now_ns else f"t = {exact_time(stop)}"
+                span = f"from t = {exact_time(start)} to {until},\n{exact_duration(stop - start)}"
+                return f"{who} on CPU {i}: {span}{merged}"
+        return ""
+
+    def _describe_head(self, i: int) -> str:
+        if i >= len(self._cpus):
+            return f"CPU {i}"
+        cpu = self._cpus[i]
+        task = self._names.get(cpu.curr_tid, f"task {cpu.curr_tid}") if cpu.curr_tid else "nothing"
+        parts = [f"CPU {i}: {cpu.state}, running {task}"]
+        if cpu.need_resched:
+            parts.append("need_resched is set: it reschedules at the next chance")
+        if self._dequeuer == i:
+            parts.append("it holds the qdisc's dequeuer role")
+        parts.append(f"{cpu.switches} context switches so far")
+        return "; ".join(parts)
 
     def tid_at(self, pos: QPointF) -> int:
         """The task drawn at ``pos`` (a segment or a lane's "now" swatch), 0 if none."""

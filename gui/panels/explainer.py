@@ -1,7 +1,8 @@
 """The story told in words: what to watch for and why, with the key quotes from the original mails.
 
-Each built-in story has a lesson in ``resources/lessons/<scenario-name>.md`` (or ``.html``); a scenario
-without one (a user's file) gets its title and ``description``. Above the lesson, the "Now:" line says
+Each built-in story has a lesson in ``resources/lessons/<scenario-name>.md`` (or ``.html``), found by
+the built-in's name (``Scenario.builtin``); a scenario without one (any user's file, whatever its
+``name``) gets its title and ``description``. Above the lesson, the "Now:" line says
 what ``sched_yield()`` does under the scheduler and tunables now chosen, in the policy's own words (its
 registry entry's ``describe_yield``): the heart of the 2007 story, and it changes with the controls.
 """
@@ -25,9 +26,10 @@ TEXT_PT = 13
 
 
 def lesson_path(name: str) -> Path | None:
+    """The lesson of the built-in scenario ``name``: a file of ``resources/lessons/`` by exact name."""
     for suffix in (".md", ".html"):
         path = LESSON_DIR / f"{name}{suffix}"
-        if path.is_file():
+        if name and path in LESSON_DIR.iterdir():  # so no name ("../x") reaches outside the folder
             return path
     return None
 
@@ -69,11 +71,13 @@ class ExplainerPanel(QWidget):
         layout.addWidget(self.now_label)
         layout.addWidget(self.browser, 1)
         self.lesson_name = ""
+        self._lesson_of = ""  # the built-in whose lesson is shown ("" for a description)
         self._yields = False
 
     def set_scenario(self, scenario: Scenario) -> None:
         """Show the lesson of ``scenario`` (or its description) and what a yield means in it."""
-        if scenario.name != self.lesson_name or not self.browser.toPlainText():
+        shown = (self.lesson_name, self._lesson_of)
+        if (scenario.name, scenario.builtin) != shown or not self.browser.toPlainText():
             self._load_lesson(scenario)
         self._yields = something_yields(scenario)
         self.show_settings(scenario.settings())
@@ -85,9 +89,9 @@ class ExplainerPanel(QWidget):
         self.now_label.setVisible(bool(text))
 
     def _load_lesson(self, scenario: Scenario) -> None:
-        self.lesson_name = scenario.name
-        path = lesson_path(scenario.name)
-        text = path.read_text(encoding="utf-8") if path is not None else ""
+        self.lesson_name, self._lesson_of = scenario.name, scenario.builtin
+        path = lesson_path(scenario.builtin)  # only a built-in scenario has a lesson, a user's file none
+        text = path.read_text(encoding="utf-8", errors="replace") if path is not None else ""
         if path is not None and path.suffix == ".md":
             self.browser.document().setMarkdown(text, QTextDocument.MarkdownFeature.MarkdownDialectGitHub)
         elif path is not None:

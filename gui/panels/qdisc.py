@@ -10,9 +10,19 @@ ring. Below, ``tc -s``-style counters and why each dequeuer tenure ended. ``rend
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen, QPolygonF, QResizeEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QHelpEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPolygonF,
+    QResizeEvent,
+)
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
@@ -55,10 +65,23 @@ def _text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None
     p.drawText(rect, flags, fitted)
 
 
+LABEL_H, COUNTS_H, MIN_BAR_H = 20.0, 18.0, 14.0
+
+
+def band_parts(h: float) -> tuple[bool, bool]:
+    """What a band's row of height ``h`` has room for: (its name line above the bar, its counters
+    line below it). A short row keeps the bar; the name then goes inside it, the counters to the tooltip."""
+    label = h >= LABEL_H + MIN_BAR_H
+    return label, label and h >= LABEL_H + COUNTS_H + MIN_BAR_H
+
+
 def _fifo_rect(band_box: Box) -> QRectF:
-    """The FIFO bar inside a band's row: under its 20 px label, above its 18 px counters."""
+    """The FIFO bar inside a band's row: under its label and above its counters, where they fit."""
     x, y, w, h = band_box
-    return QRectF(x, y + 20.0, w, max(min(h - 40.0, 46.0), 12.0))
+    label, counts = band_parts(h)
+    top = y + (LABEL_H if label else 1.0)
+    room = h - (LABEL_H if label else 2.0) - (COUNTS_H + 2 if counts else 0.0)
+    return QRectF(x, top, w, max(min(room, 46.0), 6.0))
 
 
 def _packet_color(cpu: int) -> QColor:
@@ -104,11 +127,16 @@ class QdiscPanel(SnapshotPanel):
         return QSize(960, 520)
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(640, 360)
+        return QSize(420, 200)
 
     def reset(self) -> None:
         self.qdisc = None
         self.token_xy = None
+        self.update()
+
+    def apply_theme(self) -> None:
+        if self.qdisc is not None:
+            self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
         self.update()
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
@@ -124,24 +152,78 @@ class QdiscPanel(SnapshotPanel):
             self.update()
 
     def _layout(self, q: QdiscView) -> QdiscLayout:
-        return qdisc_layout(self.width(), self.height(), len(q.per_cpu_dequeued), len(q.bands))
+        return qdisc_layout(self.lw(), self.lh(), len(q.per_cpu_dequeued), len(q.bands))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         if self.qdisc is not None:  # no glide across the screen when the window changes size
             self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
         super().resizeEvent(event)
 
+    # ---- hover -------------------------------------------------------------------------------------
+
+    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self.describe_at(self.to_logical(QPointF(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    def describe_at(self, pos: QPointF) -> str:
+        """What the part of the panel at ``pos`` (logical pixels) shows, with exact counts."""
+        q = self.qdisc
+        if q is None:
+            return ""
+        lay = self._layout(q)
+        for cpu, box in enumerate(lay.cpus):
+            if _rect(box).contains(pos):
+                _role, headline, detail = cpu_role(q, cpu)
+                return (
+                    f"cpu{cpu}: {headline}, {detail}\n{q.per_cpu_dequeued[cpu]} packets dequeued, "
+                    f"{q.per_cpu_enqueued[cpu]} enqueued"
+                )
+        for band, box in zip(q.bands, lay.bands, strict=False):
+            if _rect(box).contains(pos):
+                head = ", ".join(f"cpu{c}: {n}" for c, n in band.head_runs[:6] if c >= 0)
+                return (
+                    f"band {band.band}: {band.backlog} of {band.limit} packets queued; {band.sent} sent, "
+                    f"{band.dropped} dropped" + (f"\nfrom the head: {head}" if head else "")
+                )
+        if _rect(lay.locks).contains(pos):
+            holder = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "nobody"
+            busy = f"cpu{q.busylock_owner}" if q.busylock_owner >= 0 else "nobody"
+            line = ", ".join(f"cpu{c}" for c in busylock_line(q)) or "nobody"
+            return (
+                f"RUNNING bit (the dequeuer role): {holder}\nroot lock: {holder}\n"
+                f"busylock: held by {busy}; waiting: {line}"
+            )
+        if _rect(lay.device).contains(pos):
+            ring = (
+                f"TX ring {q.tx_ring_used} of {q.tx_ring_size} slots used" if q.tx_ring_size else "no TX ring"
+            )
+            stopped = "; the queue is stopped (ring full)" if q.device_stopped else ""
+            return f"{'dummy device' if q.device == 'dummy' else '10G NIC'}: {ring}{stopped}"
+        if lay.footer and (_rect(lay.counters).contains(pos) or _rect(lay.reasons).contains(pos)):
+            reasons = ", ".join(f"{k} {v}" for k, v in q.exit_reasons)
+            return (
+                f"{q.enqueued} enqueued, {q.dequeued} dequeued, {q.dropped} dropped, {q.requeues} requeues; "
+                f"{q.runs} dequeuer runs ended by: {reasons}"
+            )
+        return ""
+
     # ---- painting --------------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
+        p = self.begin_painting()
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.fillRect(self.rect(), palette.BACKGROUND)
+        p.fillRect(self.logical_rect(), palette.BACKGROUND)
         q = self.qdisc
         if q is None:
             p.setPen(QColor("#777777"))
             p.setFont(self._fonts["big"])
-            _text(p, QRectF(self.rect()), Qt.AlignmentFlag.AlignCenter, PLACEHOLDER)
+            _text(p, self.logical_rect(), Qt.AlignmentFlag.AlignCenter, PLACEHOLDER)
             p.end()
             return
         lay = self._layout(q)
@@ -184,14 +266,19 @@ class QdiscPanel(SnapshotPanel):
         p.setPen(QPen(GOLD.darker(130) if dequeuer else palette.TEXT, 5 if dequeuer else 1.5))
         p.setBrush(QBrush(QColor("#FFF6D0") if dequeuer else palette.BACKGROUND))
         p.drawRoundedRect(rect, 6, 6)
-        p.fillRect(QRectF(rect.x() + 6, rect.y() + 6, 14, rect.height() - 12), palette.cpu_color(cpu))
-        text = rect.adjusted(28, 2, -38, -2)
+        p.fillRect(
+            QRectF(rect.x() + 4, rect.y() + 4, 6 if rect.width() < 150 else 14, rect.height() - 8),
+            palette.cpu_color(cpu),
+        )
+        strip, token = (14.0, 22.0) if rect.width() < 150 else (28.0, 38.0)
+        text = rect.adjusted(strip, 0, -token, 0)
         lines = [f"cpu{cpu} · {headline}", detail, f"{fmt_count(q.per_cpu_dequeued[cpu])} dequeued"]
         p.setFont(self._fonts["bold"])
+        font_h = p.fontMetrics().height()
         if p.fontMetrics().horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
             lines = [f"cpu{cpu}", headline, lines[2]]
-        lines = lines[: max(1, min(3, int(text.height() // 19)))]
-        line_h = min(21.0, text.height() / len(lines))
+        lines = lines[: max(1, min(3, int(text.height() // font_h)))]
+        line_h = max(min(21.0, text.height() / len(lines)), font_h)
         y0 = text.center().y() - line_h * len(lines) / 2
         for i, line in enumerate(lines):
             headline_row = i == 0 or (i == 1 and lines[1] == headline)
@@ -202,7 +289,11 @@ class QdiscPanel(SnapshotPanel):
             _text(p, row, Qt.AlignmentFlag.AlignVCenter, line)
 
     def _draw_locks(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
-        """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom."""
+        """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom (or side
+        by side in a strip, in a narrow panel)."""
+        if lay.locks_row:
+            self._draw_locks_row(p, lay, q)
+            return
         x, y, w, h = lay.locks
         slot = QRectF(x, y, w, 62.0)
         p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine))
@@ -229,6 +320,33 @@ class QdiscPanel(SnapshotPanel):
             p, QRectF(x, root_rect.bottom() + 10, w, y + h - root_rect.bottom() - 10), "busylock", busy
         )
 
+    def _draw_locks_row(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """Narrow panel: three boxes in a strip, each a title and who holds or waits, in one line."""
+        x, y, w, h = lay.locks
+        third = (w - 16) / 3
+        holder = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "free"
+        root = f"cpu{q.root_lock_owner}" if q.root_lock_owner >= 0 else "free"
+        line = busylock_line(q)
+        busy = (f"cpu{q.busylock_owner}" if q.busylock_owner >= 0 else "free") + (
+            " ◂ " + " ◂ ".join(f"cpu{c}" for c in line) if line else ""
+        )
+        centre = Qt.AlignmentFlag.AlignCenter
+        for k, (title, words, dashed) in enumerate(
+            (("RUNNING bit", holder, True), ("root lock", root, False), ("busylock", busy, False))
+        ):
+            box = QRectF(x + k * (third + 8), y, third, h)
+            p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine))
+            p.setBrush(Qt.BrushStyle.NoBrush if dashed else QBrush(palette.LIGHT_GREY))
+            p.drawRoundedRect(box, 6, 6)
+            p.setPen(palette.TEXT)
+            p.setFont(self._fonts["bold"])
+            _text(
+                p, QRectF(box.x() + 4, box.y() + 2, box.width() - 8, 20), Qt.AlignmentFlag.AlignCenter, title
+            )
+            p.setFont(self._fonts["text"])
+            room = box.width() - (44 if dashed else 8)  # the RUNNING box leaves room for the parked token
+            _text(p, QRectF(box.x() + 4, box.y() + 24, room, 22), centre, words)
+
     def _draw_lock(self, p: QPainter, rect: QRectF, title: str, chips: list[tuple[int, str]]) -> None:
         p.setPen(QPen(palette.TEXT, 1.5))
         p.setBrush(QBrush(palette.LIGHT_GREY))
@@ -240,6 +358,19 @@ class QdiscPanel(SnapshotPanel):
             _text(p, QRectF(rect.x(), rect.y() + 24, rect.width(), 22), Qt.AlignmentFlag.AlignCenter, "free")
             return
         chip_h = min(26.0, (rect.height() - 28) / len(chips))
+        if chip_h < p.fontMetrics().height() + 2:  # too many to stack: the holder, then the line in words
+            words = f"cpu{chips[0][0]} {chips[0][1]}"
+            if len(chips) > 1:
+                words += "; then " + ", ".join(f"cpu{cpu}" for cpu, _w in chips[1:])
+            text = QRectF(rect.x() + 4, rect.y() + 24, rect.width() - 8, rect.height() - 26)
+            flags = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap
+            fitted = p.fontMetrics().elidedText(
+                words,
+                Qt.TextElideMode.ElideRight,
+                int(text.width() * max(text.height() // p.fontMetrics().height(), 1) * 0.9),
+            )
+            p.drawText(text, flags, fitted)
+            return
         for i, (cpu, word) in enumerate(chips):
             chip = QRectF(rect.x() + 5, rect.y() + 24 + i * chip_h, rect.width() - 10, chip_h - 3)
             p.setPen(Qt.PenStyle.NoPen)
@@ -250,33 +381,48 @@ class QdiscPanel(SnapshotPanel):
 
     def _draw_band(self, p: QPainter, box: Box, band: BandView) -> None:
         """One band as a FIFO: tail (arrivals, drops) on the left, head (towards the device) on the right."""
-        x, y, w, _h = box
+        x, y, w, h = box
         bar = _fifo_rect(box)
+        has_label, has_counts = band_parts(h)
         name = f"band {band.band}" + (" (highest priority)" if band.band == 0 else "")
         p.setFont(self._fonts["bold"])
+        if p.fontMetrics().horizontalAdvance(name) > w * 0.6:
+            name = f"band {band.band}" + (" (top)" if band.band == 0 else "")
         room = w - p.fontMetrics().horizontalAdvance(name) - 10
         p.setFont(self._fonts["text"])
         queued = f"{band.backlog} / {band.limit} queued"
         if p.fontMetrics().horizontalAdvance(queued) > room:
             queued = f"{band.backlog}/{band.limit}"
-        inside = p.fontMetrics().horizontalAdvance(queued) > room  # no room beside the name: in the bar
+        inside = not has_label or p.fontMetrics().horizontalAdvance(queued) > room
         p.setPen(QPen(palette.TEXT, 1.5))
         p.setBrush(QBrush(palette.BACKGROUND))
         p.drawRect(bar)
-        if inside:  # the name alone on its line, in the regular weight if bold does not fit
+        self._draw_fifo(p, bar, band)
+        left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        if has_label and inside:  # the name alone on its line
             p.setFont(self._fonts["bold"] if room >= 0 else self._fonts["text"])
-            _text(p, QRectF(x, y, w, 20), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, name)
-            p.setFont(self._fonts["text"])
-            empty = QRectF(
-                bar.left() + 6,
-                bar.top(),
-                bar.width() * (1 - band.backlog / max(band.limit, 1)) - 8,
-                bar.height(),
+            _text(p, QRectF(x, y, w, LABEL_H), left, name)
+        elif has_label:
+            self._pair(
+                p, QRectF(x, y, w, LABEL_H), (name, "bold", palette.TEXT), (queued, "text", palette.TEXT)
             )
-            if empty.width() >= p.fontMetrics().horizontalAdvance(queued):  # the tail end is empty
-                _text(p, empty, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, queued)
-        else:
-            self._pair(p, QRectF(x, y, w, 20), (name, "bold", palette.TEXT), (queued, "text", palette.TEXT))
+        p.setFont(self._fonts["text"])
+        empty = QRectF(
+            bar.left() + 6, bar.top(), bar.width() * (1 - band.backlog / max(band.limit, 1)) - 8, bar.height()
+        )
+        words = queued if has_label else f"{name}: {queued}"
+        fm = p.fontMetrics()
+        if inside and bar.height() >= fm.height() and empty.width() >= fm.horizontalAdvance(words):
+            p.setPen(palette.TEXT)
+            _text(p, empty, left, words)  # in the empty tail end of the bar
+        if has_counts:
+            drop_color = palette.VERMILLION.darker(130) if band.dropped else palette.TEXT
+            below = QRectF(x, bar.bottom() + 1, w, COUNTS_H)
+            dropped = (f"{fmt_count(band.dropped)} dropped", "text", drop_color)
+            self._pair(p, below, dropped, (f"sent {fmt_count(band.sent)}", "text", palette.TEXT))
+
+    def _draw_fifo(self, p: QPainter, bar: QRectF, band: BandView) -> None:
+        """The packets queued in a band, coloured by the CPU that sent them, head on the right."""
         ppb = packets_per_block(band.limit, bar.width())
         runs = fifo_blocks(band.head_runs, band.backlog, ppb)
         spans = fifo_runs(tuple(runs), band.limit, bar.right(), bar.width())
@@ -285,15 +431,16 @@ class QdiscPanel(SnapshotPanel):
             p.fillRect(QRectF(left, inner.top(), right_x - left, inner.height()), _packet_color(cpu))
         block_px = ppb * bar.width() / max(band.limit, 1)
         self._draw_block_grid(p, inner, block_px, band.backlog * bar.width() / max(band.limit, 1))
+        p.setFont(self._fonts["text"])
         for cpu, _count, left, right_x in spans:
             run = QRectF(left, inner.top(), right_x - left, inner.height())
-            if run.width() >= 44 and run.height() >= 16:
+            words = f"cpu{cpu}" if cpu >= 0 else "more packets"
+            if (
+                run.width() >= p.fontMetrics().horizontalAdvance(words) + 6
+                and run.height() >= p.fontMetrics().height()
+            ):
                 p.setPen(_ink(_packet_color(cpu)))
-                _text(p, run, Qt.AlignmentFlag.AlignCenter, f"cpu{cpu}" if cpu >= 0 else "more packets")
-        drop_color = palette.VERMILLION.darker(130) if band.dropped else palette.TEXT
-        below = QRectF(x, bar.bottom() + 1, w, 18)
-        dropped = (f"{fmt_count(band.dropped)} dropped", "text", drop_color)
-        self._pair(p, below, dropped, (f"sent {fmt_count(band.sent)}", "text", palette.TEXT))
+                _text(p, run, Qt.AlignmentFlag.AlignCenter, words)
 
     def _pair(
         self, p: QPainter, rect: QRectF, left: tuple[str, str, QColor], right: tuple[str, str, QColor]
@@ -360,18 +507,28 @@ class QdiscPanel(SnapshotPanel):
         lines.append(("text", "TX ring" if q.tx_ring_size > 0 else "frees each"))
         if q.tx_ring_size <= 0:
             lines.append(("text", "packet at once"))
-        for i, (font, text) in enumerate(lines):
-            self._label(p, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font)
-        if q.tx_ring_size > 0:
-            gauge = QRectF(rect.center().x() - 18, rect.y() + 54, 36, rect.height() - 130)
-            fill = gauge.height() * min(q.tx_ring_used / q.tx_ring_size, 1.0)
-            p.setPen(QPen(palette.TEXT, 1.5))
-            p.setBrush(QBrush(palette.BACKGROUND))
-            p.drawRect(gauge)
-            p.fillRect(QRectF(gauge.x(), gauge.bottom() - fill, gauge.width(), fill), palette.SKY_BLUE)
-            self._label(
-                p, QPointF(rect.center().x(), gauge.bottom() + 14), f"{q.tx_ring_used} / {q.tx_ring_size}"
-            )
+        short = rect.height() < 150  # no room for the gauge: its reading, and the alarm, as lines
+        if short and q.tx_ring_size > 0:
+            lines.append(("text", f"{q.tx_ring_used}/{q.tx_ring_size}"))
+        if short and stopped:
+            lines.append(("bold", "STOPPED"))
+        fits = max(int((rect.height() - 6) // 22), 1)
+        if len(lines) > fits and len(lines) > 1:
+            del lines[1]  # "TX ring" goes first
+        for i, (font, text) in enumerate(lines[:fits]):
+            alarm = text == "STOPPED"
+            self._label(p, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font, alarm)
+        if short or q.tx_ring_size <= 0:
+            return
+        gauge = QRectF(rect.center().x() - 18, rect.y() + 54, 36, rect.height() - 130)
+        fill = gauge.height() * min(q.tx_ring_used / q.tx_ring_size, 1.0)
+        p.setPen(QPen(palette.TEXT, 1.5))
+        p.setBrush(QBrush(palette.BACKGROUND))
+        p.drawRect(gauge)
+        p.fillRect(QRectF(gauge.x(), gauge.bottom() - fill, gauge.width(), fill), palette.SKY_BLUE)
+        self._label(
+            p, QPointF(rect.center().x(), gauge.bottom() + 14), f"{q.tx_ring_used} / {q.tx_ring_size}"
+        )
         if stopped:
             for i, text in enumerate(("STOPPED", "ring full")):
                 self._label(p, QPointF(rect.center().x(), rect.bottom() - 42 + 20 * i), text, "bold", True)

@@ -11,17 +11,29 @@ frames, the panel has no timer.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QHelpEvent,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPen,
+)
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
+from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_control, free_spot
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene
@@ -72,6 +84,7 @@ class RunqueuePanel(SnapshotPanel):
     def __init__(self, parent: QWidget | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
         self.setMinimumSize(480, 160)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself
         self._clock = clock
         family = self.font().family()
         self._fonts = [QFont(family, 11), QFont(family, 11), QFont(family, 13)]
@@ -120,6 +133,11 @@ class RunqueuePanel(SnapshotPanel):
 
     def sizeHint(self) -> QSize:
         return QSize(1000, 60 + 240 * max(len(self._sections()), 1))
+
+    def apply_theme(self) -> None:
+        for ld in self.landings.values():  # laid out anew: keep the words, drop the marks
+            ld.from_rect = ld.to_rect = None
+        self._relayout()
 
     def minimumSizeHint(self) -> QSize:
         return QSize(480, 160)
@@ -180,7 +198,7 @@ class RunqueuePanel(SnapshotPanel):
     def _relayout(self) -> None:
         self._layout_size = self.size()
         builder = SceneBuilder(self._fonts, self._names, self._nice, self._ranges)
-        self.scene = builder.build(self._sections(), self.size())
+        self.scene = builder.build(self._sections(), self.logical_size())
         for ld in self.landings.values():  # the mark follows small shifts and goes once the task moves on
             now = self.scene.rects.get((ld.section, ld.tid))
             moved = (
@@ -190,6 +208,9 @@ class RunqueuePanel(SnapshotPanel):
             )
             if not moved and ld.label_rect is not None and ld.to_rect is not None and now is not None:
                 ld.label_rect.translate(now.topLeft() - ld.to_rect.topLeft())  # keeps its place by the ring
+                bounds = self.scene.section_rects.get(ld.section)
+                if bounds is not None and not bounds.contains(ld.label_rect):  # pushed out of its section
+                    ld.label_rect = None  # the ring says it; a new landing places a label again
             ld.to_rect = None if moved else now
 
     def resizeEvent(self, event: object) -> None:
@@ -202,8 +223,8 @@ class RunqueuePanel(SnapshotPanel):
     # ---- painting -----------------------------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        p = QPainter(self)
-        p.fillRect(self.rect(), palette.BACKGROUND)
+        p = self.begin_painting()
+        p.fillRect(self.logical_rect(), palette.BACKGROUND)
         for rect, color in self.scene.boxes:
             outlined = color in (palette.BACKGROUND, palette.LIGHT_GREY)
             p.setPen(QPen(palette.GREY, 1) if outlined else Qt.PenStyle.NoPen)
@@ -304,19 +325,65 @@ class RunqueuePanel(SnapshotPanel):
             ring = ld.to_rect.adjusted(-5, -5, 5, 5)
             size = QSize(fm.horizontalAdvance(landing_label(ld)) + 12, fm.height() + 4)
             bounds = self.scene.section_rects[ld.section]
+            if bounds.height() < 3 * size.height():  # a CPU's one-row queue: the ring says it, no label
+                ld.label_rect = None
+                continue
             ld.label_rect = free_spot(ring, size, bounds, [ring, *(t for t in taken if t != ld.to_rect)])
-            taken.append(ld.label_rect)
+            if ld.label_rect is not None:
+                taken.append(ld.label_rect)
 
     # ---- input --------------------------------------------------------------------------------------
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        tid = self.tid_at(event.position())
+        tid = self.tid_at(self.to_logical(event.position()))
         if tid > 0:
             self.task_clicked.emit(tid)
+
+    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self.describe_at(self.to_logical(QPointF(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    def describe_at(self, pos: QPointF) -> str:
+        """A task's run-queue entry at ``pos`` (logical pixels), every field with its exact value."""
+        for chip in reversed(self.scene.chips):
+            if not chip.rect.contains(pos):
+                continue
+            for i, section in self.scene.section_rects.items():
+                if not section.contains(chip.rect.center()) or i >= len(self._sections()):
+                    continue
+                rq = self._sections()[i]
+                entry = next((e for e in rq.entries if e.tid == chip.tid), None)
+                if entry is not None:
+                    name = self._names.get(chip.tid, f"task {chip.tid}")
+                    return f"{name} (tid {chip.tid}) on CPU {rq.cpu}\n" + entry_words(entry)
+        return ""
 
     def tid_at(self, pos: QPointF) -> int:
         """The task whose chip is at ``pos`` (the topmost), 0 if none."""
         return next((c.tid for c in reversed(self.scene.chips) if c.rect.contains(pos)), 0)
+
+
+def entry_words(entry: object) -> str:
+    """Every field of a run-queue entry, one a line, durations in their unit."""
+    lines = []
+    for f in dataclasses.fields(entry):  # type: ignore[arg-type]
+        if f.name == "tid":
+            continue
+        value = getattr(entry, f.name)
+        if f.name.endswith("_ns"):
+            shown = exact_duration(value)
+        elif isinstance(value, bool):
+            shown = "yes" if value else "no"
+        else:
+            shown = str(value)
+        lines.append(f"{f.name}: {shown}")
+    return "\n".join(lines)
 
 
 def _label(

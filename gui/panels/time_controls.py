@@ -1,33 +1,41 @@
-"""PhET-style time controls: big play/pause, step and Reset All buttons, the speed, the simulated clock.
+"""PhET-style time controls: big play/pause, back, step and Reset All buttons, the speed, the simulated
+clock, and under them the timeline scrubber and what the last step ran.
 
 The widget keeps no playback state of its own: it emits requests (``play_toggled``, ``step_requested``,
-``reset_requested``, ``speed_requested``) and shows what the Playback reports back (``set_playing``,
-``set_speed``, ``show_time``). The speed slider is logarithmic, from 1/10000 of real time to 10×
-fast-forward, 100 steps per decade.
+``back_event_requested``, ``back_second_requested``, ``seek_requested``, ``reset_requested``,
+``speed_requested``) and shows what the Playback reports back (``set_playing``, ``set_speed``,
+``show_time``, ``show_event``). Its actions carry the keyboard shortcuts (the window makes them work
+whatever has focus). The speed slider is logarithmic, from 1/10000 of real time to 10× fast-forward,
+100 steps per decade.
 """
 
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Qt, Signal, SignalInstance
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtCore import QSize, Qt, Signal, SignalInstance
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QRadioButton,
+    QSizePolicy,
     QSlider,
     QVBoxLayout,
     QWidget,
 )
 
+from gui.draw import theme
+from gui.panels.base import rescale_fonts, styled_font
+from gui.panels.timeline import TimelineBar
 from gui.playback import SPEED_MAX, SPEED_MIN, SPEED_PRESETS
 
 STEPS_PER_DECADE = 100
-BUTTON_PT = 15
-LABEL_PT = 13
+BUTTON_PT = 14
+LABEL_PT = 12
+SPEED_KEYS = {"Slow": "S", "Normal": "N", "Fast": "F"}
 
 
 def speed_to_slider(speed: float) -> int:
@@ -65,28 +73,44 @@ def format_sim_time(t_ns: int) -> str:
     return f"{s[:-3]} {s[-3:]} s"
 
 
-def _font(widget: QWidget, pt: int, bold: bool = False) -> None:
-    f = QFont(widget.font())
-    f.setPointSize(pt)
-    f.setBold(bold)
-    widget.setFont(f)
-
-
 class TimeControls(QWidget):
     play_toggled = Signal()
     step_requested = Signal()
+    back_event_requested = Signal()
+    back_second_requested = Signal()
+    seek_requested = Signal(object)  # t_ns: beyond a 32-bit int after 2.1 s
+    to_start_requested = Signal()
+    to_end_requested = Signal()
     reset_requested = Signal()
     speed_requested = Signal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.play_action = self._action("Play / Pause", "Space", self.play_toggled)
-        self.step_action = self._action("Step one event", "Right", self.step_requested)
+        self.step_action = self._action("Step to the next event", "Right", self.step_requested)
+        self.back_action = self._action("Back one event", "Left", self.back_event_requested)
+        self.back_second_action = self._action("Back one second", "Shift+Left", self.back_second_requested)
+        self.start_action = self._action("To the start of the recording", "Home", self.to_start_requested)
+        self.end_action = self._action("To the end of the recording", "End", self.to_end_requested)
         self.reset_action = self._action("Reset All", "R", self.reset_requested)
+        self.speed_actions = {name: self._speed_action(name, value) for name, value in SPEED_PRESETS.items()}
         self.play_button = self._button("▶  Play", self.play_action, "Play or pause the simulation (Space)")
-        self.step_button = self._button("Step ▸|", self.step_action, "Run exactly one event, paused (→)")
+        self.back_button = self._button(
+            "|◂ Back", self.back_action, "Back to just before the last event (←); Shift+← goes back 1 s"
+        )
+        self.step_button = self._button(
+            "Step ▸|", self.step_action, "Run to the next event and say what it was, paused (→)"
+        )
         self.reset_button = self._button("↺  Reset All", self.reset_action, "Start this run again (R)")
-        self.play_button.setMinimumWidth(self.play_button.fontMetrics().horizontalAdvance("❚❚  Pause") + 24)
+        self.back_second_button = self._button(
+            "◂◂ 1 s", self.back_second_action, "Back one simulated second (Shift+←)", small=True
+        )
+        self.timeline = TimelineBar()
+        self.timeline.seek_requested.connect(self.seek_requested)
+        self.event_text = QLabel()
+        self.event_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        styled_font(self.event_text, LABEL_PT - 1)
+        self._event_full = ""
         self.radios: dict[str, QRadioButton] = {}
         self._radio_group = QButtonGroup(self)
         self.slider = QSlider(Qt.Orientation.Horizontal)
@@ -97,18 +121,12 @@ class TimeControls(QWidget):
         self.slider.setToolTip("Fine speed: from 1/10000 of real time to 10× fast-forward")
         self.speed_text = QLabel()
         self.time_text = QLabel()
-        _font(self.speed_text, LABEL_PT)
-        _font(self.time_text, BUTTON_PT, bold=True)
-        # Labels may be squeezed on a narrow screen (their text is clipped) rather than widen the window.
-        self.speed_text.setMinimumWidth(
-            self.speed_text.fontMetrics().horizontalAdvance("1/10000 of real time") + 8
-        )
-        self.time_text.setMinimumWidth(
-            self.time_text.fontMetrics().horizontalAdvance("t = 000.000 000 s") + 8
-        )
+        styled_font(self.speed_text, LABEL_PT)
+        styled_font(self.time_text, BUTTON_PT, bold=True)
         self.time_text.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self._limited = True
         self._layout()
+        self.apply_theme()
         self.slider.valueChanged.connect(self._on_slider)
         self.set_speed(SPEED_PRESETS["Normal"])
         self.show_time(0)
@@ -121,44 +139,89 @@ class TimeControls(QWidget):
         self.addAction(action)
         return action
 
-    def _button(self, text: str, action: QAction, tip: str) -> QPushButton:
+    def _speed_action(self, name: str, value: float) -> QAction:
+        action = QAction(f"{name} speed ({speed_label(value)})", self)
+        action.setShortcut(QKeySequence(SPEED_KEYS[name]))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _=False, v=value: self.speed_requested.emit(v))
+        self.addAction(action)
+        return action
+
+    def _button(self, text: str, action: QAction, tip: str, small: bool = False) -> QPushButton:
         b = QPushButton(text)
-        _font(b, BUTTON_PT, bold=True)
-        b.setMinimumHeight(44)
+        styled_font(b, LABEL_PT if small else BUTTON_PT, bold=not small)
         b.setToolTip(tip)
         b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # Space must reach the shortcut, not a focused button
         b.clicked.connect(action.trigger)
         return b
 
     def _layout(self) -> None:
-        row = QHBoxLayout(self)
-        row.setContentsMargins(8, 4, 8, 4)
-        for b in (self.play_button, self.step_button, self.reset_button):
-            row.addWidget(b)
-        row.addSpacing(16)
-        # The speed: presets above, the fine slider and its reading below (narrow screens fit too).
-        presets = QHBoxLayout()
-        presets.setSpacing(12)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(8, 2, 8, 2)
+        column.setSpacing(2)
+        self._row = QHBoxLayout()
+        column.addLayout(self._row)
+        for b in (self.play_button, self.back_button, self.step_button, self.reset_button):
+            self._row.addWidget(b)
+        # The speed: presets and the fine slider with its reading, beside the buttons or (narrow, or
+        # large text) at the start of the second row.
+        self._speed_box = QWidget()
+        speed = QHBoxLayout(self._speed_box)
+        speed.setContentsMargins(8, 0, 0, 0)
         for name, value in SPEED_PRESETS.items():
             r = QRadioButton(name)
-            _font(r, LABEL_PT)
+            styled_font(r, LABEL_PT)
             r.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            r.setToolTip(f"speed: {speed_label(value)}")
+            r.setToolTip(f"speed: {speed_label(value)} ({SPEED_KEYS[name]})")
             r.clicked.connect(lambda _=False, v=value: self.speed_requested.emit(v))
             self._radio_group.addButton(r)
             self.radios[name] = r
-            presets.addWidget(r)
-        presets.addStretch(1)
-        fine = QHBoxLayout()
-        fine.addWidget(self.slider, 1)
-        fine.addWidget(self.speed_text)
-        speed = QVBoxLayout()
-        speed.setSpacing(0)
-        speed.addLayout(presets)
-        speed.addLayout(fine)
-        row.addLayout(speed, 3)
-        row.addStretch(1)
-        row.addWidget(self.time_text)
+            speed.addWidget(r)
+        speed.addWidget(self.slider, 2)
+        speed.addWidget(self.speed_text)
+        self._row.addWidget(self._speed_box, 1)
+        self._row.addStretch(0)
+        self._row.addWidget(self.time_text)
+        self._scrub = QHBoxLayout()
+        column.addLayout(self._scrub)
+        self._scrub.addWidget(self.back_second_button)
+        self._scrub.addWidget(self.timeline, 3)
+        self._scrub.addWidget(self.event_text, 2)
+        self._speed_on_top = True
+
+    def _place_speed(self) -> None:
+        """The speed beside the buttons when the first row holds it, else on the second row."""
+        buttons = sum(
+            b.sizeHint().width()
+            for b in (self.play_button, self.back_button, self.step_button, self.reset_button)
+        )
+        need = buttons + self._speed_box.minimumSizeHint().width() + self.time_text.minimumWidth() + 60
+        on_top = self.width() >= need
+        if on_top == self._speed_on_top:
+            return
+        self._speed_on_top = on_top
+        if on_top:
+            self._scrub.removeWidget(self._speed_box)
+            self._row.insertWidget(4, self._speed_box, 1)
+        else:
+            self._row.removeWidget(self._speed_box)
+            self._scrub.insertWidget(0, self._speed_box)
+
+    def apply_theme(self) -> None:
+        """Text and button sizes for the theme now (mode and zoom)."""
+        rescale_fonts(self)
+        for b in (self.play_button, self.back_button, self.step_button, self.reset_button):
+            b.setMinimumHeight(round(theme.px(40)))
+        self.play_button.setMinimumWidth(self.play_button.fontMetrics().horizontalAdvance("❚❚  Pause") + 24)
+        # Labels may be squeezed on a narrow screen rather than widen the window; these keep their text.
+        self.speed_text.setMinimumWidth(
+            self.speed_text.fontMetrics().horizontalAdvance("1/10000 of real time")
+        )
+        self.time_text.setMinimumWidth(
+            self.time_text.fontMetrics().horizontalAdvance("t = 000.000 000 s") + 8
+        )
+        self.timeline.apply_theme()
+        self._elide_event()
 
     # ---- user input -------------------------------------------------------------------------
 
@@ -188,6 +251,34 @@ class TimeControls(QWidget):
         for value, radio in zip(SPEED_PRESETS.values(), self.radios.values(), strict=True):
             radio.setChecked(math.isclose(value, speed, rel_tol=0.01))
         self._radio_group.setExclusive(True)
+
+    def show_event(self, text: str) -> None:
+        """What the last step ran (or nothing)."""
+        self._event_full = text
+        self.event_text.setToolTip(text)
+        self._elide_event()
+
+    def _elide_event(self) -> None:
+        fm = self.event_text.fontMetrics()
+        width = max(self.event_text.width(), 40)
+        self.event_text.setText(fm.elidedText(self._event_full, Qt.TextElideMode.ElideRight, width))
+
+    def resizeEvent(self, event: object) -> None:
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        self._place_speed()
+        self._elide_event()
+
+    def minimumSizeHint(self) -> QSize:
+        """As narrow as the buttons and the clock: the speed moves to the second row when needed."""
+        hint = super().minimumSizeHint()
+        buttons = sum(
+            b.minimumSizeHint().width()
+            for b in (self.play_button, self.back_button, self.step_button, self.reset_button)
+        )
+        return QSize(buttons + self.time_text.minimumWidth() + 40, hint.height())
+
+    def show_recording(self, now_ns: int, reach_ns: int, toggles: tuple[int, ...]) -> None:
+        self.timeline.show(now_ns, reach_ns, toggles)
 
     def show_time(self, t_ns: int, limited: bool = False) -> None:
         self.time_text.setText(f"t = {format_sim_time(t_ns)}")

@@ -4,41 +4,48 @@
 ``gui`` (also: no command at all) and ``export`` draw the window, so they are handed to ``gui.app``,
 imported only when one of them runs.
 This package is the only part of the model that writes files or reads the wall clock; the rest of
-the model never imports it (import-linter checks both). Bad input ends with one line on stderr naming
-what is wrong and what is allowed, and exit status 2. Ctrl-C ends any command quietly with status 130
-(its partial output files removed, see ``model.cli.atomic``), and a closed pipe (``| head``) ends it
-quietly too, with the status a shell gives a command that SIGPIPE ended (141).
+the model never imports it (import-linter checks both).
+
+How a command ends: bad input, a bad output path or a failed write prints one line on stderr naming
+what is wrong and what is allowed (control characters escaped, long values elided) and exits with
+status 2; Ctrl-C exits with 130 and a closed pipe (``run --json | head -1``) with 141, both without a
+word, as programs that those signals stop do (partial output files removed, see ``model.cli.outputs``).
+The commands' modules load inside ``main``, so that even a Ctrl-C while they load ends that way.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
 
-from model.cli.bench import cmd_bench
-from model.cli.compare import cmd_compare
-from model.cli.parser import UsageError, build_parser
-from model.cli.runs import build_scenario, cmd_list, cmd_run
-from model.cli.sweep import cmd_sweep
-from model.cli.trace import cmd_trace
-from model.scenario import ScenarioError
+from model.cli.parser import UsageError, build_parser, joined_numbers
+from model.keyspec import ScenarioError, one_line
 
-__all__ = ["EXIT_USAGE", "UsageError", "build_scenario", "main"]
+__all__ = ["EXIT_BROKEN_PIPE", "EXIT_INTERRUPTED", "EXIT_USAGE", "UsageError", "main"]
 
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
-HEADLESS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "list": lambda args: cmd_list(),
-    "run": cmd_run,
-    "bench": cmd_bench,
-    "compare": cmd_compare,
-    "trace": cmd_trace,
-    "sweep": cmd_sweep,
+HEADLESS = {  # command: its module in model.cli and the function that runs it
+    "list": ("runs", "cmd_list"),
+    "run": ("runs", "cmd_run"),
+    "bench": ("bench", "cmd_bench"),
+    "compare": ("compare", "cmd_compare"),
+    "trace": ("trace", "cmd_trace"),
+    "sweep": ("sweep", "cmd_sweep"),
 }
+
+
+def _command(name: str | None) -> Callable[[argparse.Namespace], int]:
+    if name not in HEADLESS:
+        return _window_command
+    module, function = HEADLESS[name]
+    run: Callable[..., int] = getattr(importlib.import_module(f"model.cli.{module}"), function)
+    return (lambda args: run()) if name == "list" else run
 
 
 def _window_command(args: argparse.Namespace) -> int:
@@ -52,26 +59,47 @@ def _window_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = joined_numbers(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
-        return HEADLESS.get(args.command, _window_command)(args)
+        code = _command(args.command)(args)
+        sys.stdout.flush()  # a closed pipe or a full disk shows now, not as noise at exit
+        return code
     except (UsageError, ScenarioError) as exc:
-        print(f"schedlab: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return fail(str(exc))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        if not _stdout_failed():
+            raise
+        _silence_stdout()
+        return fail(f"cannot write the output: {exc.strerror or exc}")
+
+
+def fail(message: str) -> int:
+    """Print the one line of a failed command; its exit status."""
+    with contextlib.suppress(OSError):  # stderr itself gone: nothing left to tell
+        print(f"schedlab: error: {one_line(message)}", file=sys.stderr, flush=True)
+    return EXIT_USAGE
+
+
+def _stdout_failed() -> bool:
+    """Whether standard output is what failed (what it holds still cannot be written)."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
 
 
 def _silence_stdout() -> None:
-    """The reader of stdout went away: point stdout at /dev/null, so that Python's own flush at exit
-    does not print a second BrokenPipeError."""
+    """Point standard output at /dev/null, so that nothing tries to write to it again at exit."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-    except (OSError, ValueError):  # stdout is not a file descriptor (a test's capture): nothing to do
+    except (OSError, ValueError, AttributeError):  # not a file (a test's capture): nothing to do
         pass

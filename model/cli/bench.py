@@ -13,10 +13,11 @@ import model
 from model.cli.parser import UsageError
 from model.cli.runs import build_scenario, run_once
 from model.net.txconfig import EXIT_RULES
-from model.scenario import builtin_names, load_scenario
+from model.scenario import builtin_names, load_scenario, option_value
 from model.sched import POLICIES
 
 THREAD_REST_BUILDS = ("usleep0", "sched_yield", "fixed")
+MAX_REPEAT = 1000
 
 
 def bench_variants() -> list[tuple[str, list[str]]]:
@@ -38,6 +39,10 @@ def bench_variants() -> list[tuple[str, list[str]]]:
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
+    if args.repeat > MAX_REPEAT:
+        raise UsageError(f"--repeat must be at most {MAX_REPEAT}, got {args.repeat}")
+    if args.duration is not None:  # checked before the table's first line is printed
+        option_value("--duration", args.duration, "scenario.duration_s")
     build = "compiled with mypyc" if model.NATIVE else "pure Python (not compiled: see the README, Speed)"
     print(f"model: {build}; wall time: the fastest of {args.repeat} run(s) per row")
     head = ("scenario", "sim s", "wall s", "sim s/wall s", "events/s", "packets/s")

@@ -11,16 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from model.cli.atomic import check_writable
 from model.cli.figures import Figure, Line, Panel, check_figure_path, write_figure
+from model.cli.outputs import check_output, option_what
 from model.cli.parser import UsageError
 from model.cli.progress import Progress
-from model.cli.runs import build_scenario
+from model.cli.runs import build_scenario, checked_seed, input_files
 from model.compare import SIDE_LABELS, Difference, Lockstep, Side, differences, parse_side, same_outcome
 from model.metrics import interval_table, jain_rows, per_interval
 from model.presets import check_applies, preset
@@ -51,11 +50,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     base = build_scenario(name, args.set, args.duration)
     if args.preset:
         check_applies(preset(args.preset), base, name)
-    if args.out:
-        out = Path(args.out)
-        check_writable(out, "--out")
+    seed = checked_seed(args.seed)
+    out = None
+    if args.out is not None:
+        out = check_output(args.out, option_what("--out", args.out), inputs=input_files(name))
         check_figure_path(out, "--out")
-    lock = Lockstep(base, sides, args.seed)
+    lock = Lockstep(base, sides, seed)
     duration_ns = round(base.duration_s * NSEC_PER_SEC)
     start = time.perf_counter()
     with Progress(f"compare {len(sides)} runs", base.duration_s, " s", args.progress or None) as bar:
@@ -65,8 +65,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     wall_s = time.perf_counter() - start
     summaries = lock.summaries()
     diffs = differences(summaries, [s.label for s in sides])
-    if args.out:
-        write_figure(compare_figure(lock, diffs), Path(args.out))
+    if out is not None:
+        write_figure(compare_figure(lock, diffs), out, option_what("--out", args.out))
     if args.json:
         print(json.dumps(compare_json(lock, summaries, diffs, wall_s), indent=2))
     else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from model.cli.atomic import atomic_output
+from model.cli.outputs import open_atomic
 from model.scenario import ScenarioError
 
 # Okabe & Ito (2008), "Color Universal Design": blue, vermillion, bluish green, reddish purple, ...
@@ -72,15 +72,16 @@ def check_figure_path(path: Path, option: str) -> None:
             ) from None
 
 
-def write_figure(fig: Figure, path: Path, option: str = "--out") -> None:
+def write_figure(fig: Figure, path: Path, what: str) -> None:
+    """``fig`` as SVG or PNG at ``path``, whole or not at all (``what`` starts an error's line)."""
     svg = to_svg(fig)
-    with atomic_output(path, option) as tmp:
+    with open_atomic(path, what) as fh:
         if path.suffix.lower() == ".png":
             import cairosvg
 
-            cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=str(tmp), scale=2.0)
+            cairosvg.svg2png(bytestring=svg.encode("utf-8"), write_to=fh, scale=2.0)
         else:
-            tmp.write_text(svg, encoding="utf-8")
+            fh.write(svg.encode("utf-8"))
 
 
 def nice_ticks(lo: float, hi: float, want: int = 5) -> list[float]:

@@ -2,14 +2,31 @@
 
 ``argparse`` prints usage and exits on bad input; here it raises ``UsageError`` instead, so that the
 command line prints one line naming what is wrong and exits with status 2, like every other bad input.
+``argparse`` also takes ``--at -inf`` for an option without its value (only ``-1`` and ``-1.5`` look
+like numbers to it); ``joined_numbers`` writes such a value as ``--at=-inf`` first, so that the
+range check, not the parser, answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Sequence
 from typing import NoReturn
 
 from model.cli.tool_args import add_tool_commands
+
+NUMBER_OPTIONS = (
+    "--at",
+    "--duration",
+    "--seed",
+    "--repeat",
+    "--from",
+    "--to",
+    "--sample-ms",
+    "--max-mb",
+    "--jobs",
+)
 
 
 class UsageError(Exception):
@@ -21,6 +38,34 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def joined_numbers(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--at -inf`` (any number option followed by a negative number) as ``--at=-inf``."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return out + list(argv[i:])
+        if arg in NUMBER_OPTIONS and i + 1 < len(argv) and _negative_number(argv[i + 1]):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
+def _negative_number(text: str) -> bool:
+    if not text.startswith("-") or len(text) > 100:
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+@functools.cache  # parsing does not change a parser; building one takes longer than most commands' checks
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="schedlab", description="Linux CPU and packet scheduling, made visible.")
     sub = p.add_subparsers(dest="command")
@@ -40,12 +85,41 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gui = sub.add_parser("gui", help="open the explainer window")
     gui.add_argument("scenario", nargs="?", help="built-in name or path to a .toml file")
-    export = sub.add_parser("export", help="render the window to PNG or SVG, headless")
+    export = sub.add_parser("export", help="render the window or a panel to PNG, SVG or PDF, headless")
     export.add_argument("scenario")
-    export.add_argument("--out", required=True, metavar="FILE.png|FILE.svg")
+    export.add_argument("--out", required=True, metavar="FILE.png|FILE.svg|FILE.pdf")
     export.add_argument("--at", type=float, default=2.0, metavar="S", help="simulated time of the picture")
     export.add_argument("--size", default="1600x1000", metavar="WxH")
+    export.add_argument(
+        "--panel",
+        default="window",
+        metavar="NAME",
+        help="window (default), cpu-lanes, run-queue, qdisc, headline-numbers, graphs, explainer or controls",
+    )
+    export.add_argument("--scale", type=float, default=None, metavar="X", help="PNG pixels per screen pixel")
+    export.add_argument("--dpi", type=float, default=None, metavar="N", help="PNG resolution (96 is 1x)")
+    export.add_argument("--caption", action="store_true", help="the scenario, settings, seed and time below")
     _add_common(export)
+    video = sub.add_parser("video", help="render a run to MP4 or GIF frame by frame, headless")
+    video.add_argument("scenario")
+    video.add_argument("--out", required=True, metavar="FILE.mp4|FILE.gif")
+    video.add_argument(
+        "--from", dest="t_from", type=float, default=0.0, metavar="S", help="start (simulated s)"
+    )
+    video.add_argument(
+        "--to", dest="t_to", type=float, default=None, metavar="S", help="end (default: the end)"
+    )
+    video.add_argument(
+        "--speed",
+        type=float,
+        default=0.01,
+        metavar="X",
+        help="simulated s per video s (default 0.01, Normal)",
+    )
+    video.add_argument("--fps", type=int, default=30, metavar="N", help="frames per second (default 30)")
+    video.add_argument("--size", default="1280x720", metavar="WxH")
+    video.add_argument("--progress", action="store_true", help="show progress even when not a terminal")
+    _add_common(video)
     add_tool_commands(sub)
     return p
 

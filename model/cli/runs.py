@@ -1,22 +1,24 @@
 """``schedlab list`` and ``schedlab run``: scenarios built from the command line, run headless.
 
 ``run_once`` is the one place the command line reads the wall clock: the model itself never does.
+Every option is checked, and the output path too, before the run: a bad one costs no run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import model
+from model.cli.outputs import OutputError, check_output, option_what
 from model.cli.report import print_human
 from model.cli.series_csv import write_csv
+from model.keyspec import shown
 from model.rtapp import load_any
-from model.scenario import Scenario, ScenarioError, builtin_names, load_scenario
+from model.scenario import Scenario, ScenarioError, builtin_names, load_scenario, option_value, scenario_path
 from model.sched.base import NSEC_PER_SEC
 from model.simulation import Simulation
 
@@ -26,15 +28,25 @@ def build_scenario(
 ) -> Scenario:
     """A built-in scenario, a TOML file or an rt-app JSON workload (or ``base``, already loaded), with
     ``--set KEY=VALUE`` overrides and ``--duration``."""
-    overrides: dict[str, str] = {}
+    overrides: dict[str, object] = {}
     for item in sets:
         key, eq, value = item.partition("=")
         if not eq or not key:
-            raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. --set sched.policy=o1")
+            raise ScenarioError(f"--set {shown(item)}: expected KEY=VALUE, e.g. --set sched.policy=o1")
         overrides[key.strip()] = value.strip()
     if duration is not None:
-        overrides["scenario.duration_s"] = repr(duration)
+        overrides["scenario.duration_s"] = option_value("--duration", duration, "scenario.duration_s")
     return (load_any(name) if base is None else base).with_overrides(overrides)
+
+
+def checked_seed(seed: int | None) -> int | None:
+    """``--seed``, within ``scenario.seed``'s range (the message names ``--seed``)."""
+    return None if seed is None else int(option_value("--seed", seed, "scenario.seed"))
+
+
+def input_files(name: str) -> list[Path]:
+    """The files a command reads for SCENARIO: no output may replace them."""
+    return [scenario_path(name)[0]]
 
 
 def run_once(scenario: Scenario, seed: int | None) -> tuple[Simulation, float]:
@@ -53,19 +65,26 @@ def cmd_list() -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    seed = checked_seed(args.seed)
     scenario = build_scenario(args.scenario, args.set, args.duration)
-    if args.csv:  # refuse before running, so that no run's result is lost to a bad path
-        parent = Path(args.csv).resolve().parent
-        if not parent.is_dir() or not os.access(parent, os.W_OK):
-            raise ScenarioError(f"--csv {args.csv}: cannot write there (no such folder, or not writable)")
-    sim, wall_s = run_once(scenario, args.seed)
+    csv_what = option_what("--csv", args.csv or "")
+    csv_path = None
+    if args.csv is not None:  # refuse before running, so that no run's result is lost to a bad path
+        csv_path = check_output(args.csv, csv_what, inputs=input_files(args.scenario))
+    sim, wall_s = run_once(scenario, seed)
     summary = sim.summary()
     summary["sim"]["wall_s"] = round(wall_s, 4)
     summary["sim"]["compiled"] = model.NATIVE
-    if args.csv:
-        write_csv(sim, Path(args.csv))
+    failed: OutputError | None = None
+    if csv_path is not None:
+        try:
+            write_csv(sim, csv_path, csv_what)
+        except OutputError as exc:  # the summary is still printed: the run is not lost
+            failed = exc
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
         print_human(summary)
+    if failed is not None:
+        raise failed
     return 0

@@ -15,18 +15,20 @@ import argparse
 import csv
 import io
 import itertools
+import math
 import os
 import statistics
 from collections.abc import Sequence
-from pathlib import Path
 
-from model.cli.atomic import atomic_output, check_writable
 from model.cli.figures import Figure, Line, Panel, check_figure_path, write_figure
 from model.cli.jobs import Job, Source, run_jobs
+from model.cli.outputs import check_output, option_what, write_bytes_atomic
 from model.cli.progress import Progress
-from model.cli.runs import run_once
+from model.cli.runs import input_files, run_once
+from model.keyspec import shown, shown_path
 from model.metrics import metric_at, metric_paths
-from model.scenario import ScenarioError
+from model.rtapp import read_file_text
+from model.scenario import ScenarioError, scenario_path
 
 MAX_JOBS = 100_000  # a sweep larger than this is surely a typo in --vary or --seeds
 
@@ -51,9 +53,13 @@ def parse_vary(items: Sequence[str]) -> list[tuple[str, list[str]]]:
         key, eq, values = item.partition("=")
         vals = split_values(values) if eq else []
         if not key.strip() or not vals or any(v == "" for v in vals):
-            raise ScenarioError(f"--vary {item!r}: expected KEY=V1,V2,..., e.g. --vary qdisc.weight_p=8,64")
+            raise ScenarioError(
+                f"--vary {shown(item)}: expected KEY=V1,V2,..., e.g. --vary qdisc.weight_p=8,64"
+            )
         if key.strip() in (k for k, _ in vary):
-            raise ScenarioError(f"--vary {key.strip()}: given twice; list all its values in one --vary")
+            raise ScenarioError(
+                f"--vary {shown(key.strip())}: given twice; list all its values in one --vary"
+            )
         vary.append((key.strip(), vals))
     return vary
 
@@ -66,28 +72,28 @@ def parse_seeds(text: str | None) -> list[int | None]:
         a = int(lo)
         b = int(hi) if dash else a
     except ValueError:
-        raise ScenarioError(f"--seeds {text!r}: expected A-B (e.g. 1-5) or one seed") from None
+        raise ScenarioError(f"--seeds {shown(text)}: expected A-B (e.g. 1-5) or one seed") from None
     if not 0 <= a <= b < 2**63:
-        raise ScenarioError(f"--seeds {text}: need 0 <= A <= B")
+        raise ScenarioError(f"--seeds {shown(text)}: need 0 <= A <= B < 2**63 (scenario.seed's range)")
+    if b - a + 1 > MAX_JOBS:  # before the list is made: 0-9223372036854775806 is no list to build
+        raise ScenarioError(f"--seeds {shown(text)}: {b - a + 1:,} seeds; at most {MAX_JOBS:,} runs in all")
     return list(range(a, b + 1))
 
 
 def make_jobs(vary: list[tuple[str, list[str]]], seeds: list[int | None]) -> list[Job]:
+    runs = math.prod(len(vals) for _, vals in vary) * len(seeds)  # counted before any is made
+    if runs > MAX_JOBS:
+        raise ScenarioError(f"the sweep has {runs:,} runs; at most {MAX_JOBS:,}")
     combos = list(itertools.product(*[[(k, v) for v in vals] for k, vals in vary]))
-    if len(combos) * len(seeds) > MAX_JOBS:
-        raise ScenarioError(f"the sweep has {len(combos) * len(seeds):,} runs; at most {MAX_JOBS:,}")
     return [Job(i, combo, seed) for i, (combo, seed) in enumerate(itertools.product(combos, seeds))]
 
 
 def _source(args: argparse.Namespace) -> Source:
-    path = Path(args.scenario)
-    text = None
-    if path.suffix in (".toml", ".json") and path.is_file():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ScenarioError(f"cannot read scenario '{path}': {exc}") from None
-    return Source(args.scenario, text, tuple(args.set), args.duration)
+    """The scenario, a file's text read once (as ``load_any`` reads it: a regular file below its limit)."""
+    path, builtin = scenario_path(args.scenario)
+    if builtin:
+        return Source(args.scenario, None, tuple(args.set), args.duration)
+    return Source(args.scenario, read_file_text(path), tuple(args.set), args.duration)
 
 
 def _check_metric(source: Source, metric: str, first: Job) -> None:
@@ -110,13 +116,17 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     for key, vals in vary:  # every value checked before any run: one line naming the bad one
         for v in vals:
             source.build([(key, v)])
-    for opt, path in (("--out", args.out), ("--plot", args.plot)):
-        if path:
-            check_writable(Path(path), opt)
-    if args.plot:
-        check_figure_path(Path(args.plot), "--plot")
-    if args.out and Path(args.out).suffix.lower() != ".csv":
-        raise ScenarioError(f"--out {args.out}: the sweep's rows are CSV; name it FILE.csv")
+    inputs = input_files(args.scenario)
+    out = plot = None
+    if args.out is not None:
+        out = check_output(args.out, option_what("--out", args.out), inputs=inputs)
+        if out.suffix.lower() != ".csv":
+            raise ScenarioError(f"--out {shown_path(out)}: the sweep's rows are CSV; name it FILE.csv")
+    if args.plot is not None:
+        plot = check_output(args.plot, option_what("--plot", args.plot), inputs=inputs)
+        check_figure_path(plot, "--plot")
+    if out is not None and plot is not None and os.path.abspath(out) == os.path.abspath(plot):
+        raise ScenarioError(f"--out and --plot name one file, {shown_path(out)}; give each its own")
     workers = args.jobs if args.jobs is not None else len(os.sched_getaffinity(0))
     if not 1 <= workers <= 1024:
         raise ScenarioError(f"--jobs {workers}: allowed 1..1024")
@@ -124,11 +134,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     with Progress(f"sweep {len(jobs)} runs", len(jobs), " runs", args.progress or None) as bar:
         values = run_jobs(source, args.metric, jobs, workers, args.executor, args.scheduler, bar)
     header, rows = result_rows(vary, jobs, values, args.metric)
-    if args.out:
-        with atomic_output(Path(args.out), "--out") as tmp:
-            tmp.write_text(csv_text(header, rows), encoding="utf-8")
-    if args.plot:
-        write_figure(sweep_figure(source, vary, jobs, values, args.metric), Path(args.plot), "--plot")
+    if out is not None:
+        write_bytes_atomic(out, option_what("--out", args.out), csv_text(header, rows).encode("utf-8"))
+    if plot is not None:
+        write_figure(
+            sweep_figure(source, vary, jobs, values, args.metric), plot, option_what("--plot", args.plot)
+        )
     print_table(vary, jobs, values, args.metric)
     return 0
 

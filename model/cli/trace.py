@@ -3,7 +3,7 @@
 The file is bounded: the writer projects the whole window's size from what the first part wrote, and
 stops as soon as the projection or the bytes written pass ``--max-mb``, with one line that says how
 big the trace would be and which ``--from``/``--to`` window would fit. Nothing appears at the
-destination until the trace is complete (``model.cli.atomic``); progress shows on a terminal, and
+destination until the trace is complete (``model.cli.outputs``); progress shows on a terminal, and
 Ctrl-C leaves no partial file.
 """
 
@@ -14,9 +14,10 @@ import json
 from pathlib import Path
 from typing import TextIO
 
-from model.cli.atomic import atomic_output, check_writable
+from model.cli.outputs import check_output, open_atomic_text, option_what
 from model.cli.progress import Progress
-from model.cli.runs import build_scenario
+from model.cli.runs import build_scenario, checked_seed, input_files
+from model.keyspec import shown_path
 from model.perfetto import Event, TraceLost, trace_events
 from model.scenario import ScenarioError
 from model.sched.base import NSEC_PER_SEC
@@ -24,6 +25,7 @@ from model.simulation import Simulation
 
 PROBE_FRACTION = 0.05  # project the size once this much of the window is written
 MB = 1_000_000
+MAX_MB = 100_000  # --max-mb: a bound, not a promise that the disk holds it
 
 
 def write_trace(
@@ -34,13 +36,15 @@ def write_trace(
     sample_ns: int,
     max_bytes: int,
     progress: Progress | None = None,
+    what: str = "",
 ) -> int:
     """Write ``sim``'s trace from ``from_ns`` to ``to_ns`` to ``path``; returns the bytes written.
 
     ``sim`` must be fresh and built with ``trace="recent"``. Raises ScenarioError, leaving nothing at
-    ``path``, if the trace would pass ``max_bytes``.
+    ``path``, if the trace would pass ``max_bytes``; OutputError (a line starting with ``what``, by
+    default the path) if the file cannot be written.
     """
-    with atomic_output(path, "--out") as tmp, tmp.open("w", encoding="utf-8") as fh:
+    with open_atomic_text(path, what or f"cannot write {path}") as fh:
         fh.write('{"displayTimeUnit": "ns", "traceEvents": [\n')
         written = _write_events(sim, fh, from_ns, to_ns, sample_ns, max_bytes, progress)
         meta = {"scenario": sim.scenario.name, "seed": sim.seed, "from_s": from_ns / NSEC_PER_SEC}
@@ -101,11 +105,11 @@ def _refuse_if_too_big(projected: float, max_bytes: int, from_ns: int, done_ns: 
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    seed = checked_seed(args.seed)
     scenario = build_scenario(args.scenario, args.set, args.duration)
-    out = Path(args.out)
-    check_writable(out, "--out")
+    out = check_output(args.out, option_what("--out", args.out), inputs=input_files(args.scenario))
     if out.suffix.lower() != ".json":
-        raise ScenarioError(f"--out {out}: a trace is JSON; name it FILE.json")
+        raise ScenarioError(f"--out {shown_path(out)}: a trace is JSON; name it FILE.json")
     end_s = scenario.duration_s if args.t_to is None else args.t_to
     if not (0 <= args.t_from < end_s <= scenario.duration_s):
         raise ScenarioError(
@@ -116,13 +120,20 @@ def cmd_trace(args: argparse.Namespace) -> int:
         args.sample_ms = 1000 / scenario.machine.hz
     if not 0.001 <= args.sample_ms <= 1000:
         raise ScenarioError(f"--sample-ms {args.sample_ms:g}: allowed 0.001..1000")
-    if not args.max_mb > 0:
-        raise ScenarioError(f"--max-mb {args.max_mb:g}: must be above 0")
-    sim = Simulation(scenario, args.seed, trace="recent")
+    if not 0 < args.max_mb <= MAX_MB:
+        raise ScenarioError(f"--max-mb {args.max_mb:g}: allowed above 0, at most {MAX_MB:,}")
+    sim = Simulation(scenario, seed, trace="recent")
     from_ns, to_ns = round(args.t_from * NSEC_PER_SEC), round(end_s * NSEC_PER_SEC)
     with Progress("trace", end_s - args.t_from, " s", args.progress or None) as bar:
         size = write_trace(
-            sim, out, from_ns, to_ns, round(args.sample_ms * 1e6), round(args.max_mb * MB), bar
+            sim,
+            out,
+            from_ns,
+            to_ns,
+            round(args.sample_ms * 1e6),
+            round(args.max_mb * MB),
+            bar,
+            option_what("--out", args.out),
         )
     print(
         f"{out}: {size / MB:.1f} MB, {args.t_from:g} s to {end_s:g} s of {scenario.name}; "

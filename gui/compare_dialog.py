@@ -1,0 +1,85 @@
+"""File ▸ Compare…: pick the classic pair (one click each) or "this run against the same with …".
+
+Side A is this run's scenario with its live settings as they are now; a preset's sides change what
+the preset names on top of it (``model.presets``, the same pairs as ``schedlab compare --preset``).
+Presets that cannot mean anything here (an exit rule without a qdisc) are not offered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from gui.compare_window import CompareWindow
+from gui.video_dialog import scenario_now
+from model.compare import Side, parse_side
+from model.presets import PRESETS, check_applies
+from model.scenario import Scenario, ScenarioError
+
+
+def applicable_presets(scenario: Scenario) -> list[str]:
+    names = []
+    for name, p in PRESETS.items():
+        try:
+            check_applies(p, scenario, scenario.name)
+        except ScenarioError:
+            continue
+        names.append(name)
+    return names
+
+
+class CompareDialog(QDialog):
+    def __init__(self, parent: QWidget, scenario: Scenario) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Compare")
+        self.choice: tuple[Side, ...] | None = None
+        column = QVBoxLayout(self)
+        column.addWidget(QLabel("A classic pair, on this story with its settings as they are now:"))
+        for name in applicable_presets(scenario):
+            button = QPushButton(PRESETS[name].title)
+            button.clicked.connect(lambda _=False, n=name: self._pick(PRESETS[n].sides))
+            column.addWidget(button)
+        column.addWidget(QLabel("Or this run (A) against the same with (B), e.g. sched.compat_yield=1:"))
+        row = QHBoxLayout()
+        self.custom = QLineEdit("sched.compat_yield=1")
+        row.addWidget(self.custom, 1)
+        go = QPushButton("Compare")
+        go.clicked.connect(self._custom)
+        row.addWidget(go)
+        column.addLayout(row)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020;")
+        column.addWidget(self.error)
+
+    def _pick(self, sides: tuple[Side, ...]) -> None:
+        self.choice = sides
+        self.accept()
+
+    def _custom(self) -> None:
+        try:
+            b = parse_side("B", self.custom.text().split(), "")
+        except ScenarioError as exc:
+            self.error.setText(str(exc))
+            return
+        self._pick((Side("A", (), "this run"), b))
+
+
+def open_compare(window: Any, sides: tuple[Side, ...]) -> CompareWindow | None:
+    """A compare window of ``sides`` on the window's run (its scenario, seed, speed); a dialog if refused."""
+    try:
+        compare = CompareWindow(
+            scenario_now(window), sides, window.playback.seed, window.playback.speed, window
+        )
+    except ScenarioError as exc:
+        window.show_error("Cannot compare these runs", str(exc))
+        return None
+    compare.resize(window.size())
+    compare.show()
+    return compare
+
+
+def compare_dialog(window: Any) -> None:
+    dialog = CompareDialog(window, scenario_now(window))
+    if dialog.exec() == QDialog.DialogCode.Accepted and dialog.choice is not None:
+        window.compare_window = open_compare(window, dialog.choice)

@@ -1,0 +1,79 @@
+"""Keyboard shortcuts that work whatever has focus.
+
+A text field takes the keys it can type: a spin box with focus would swallow Space and R (it asks
+for them first, Qt's ShortcutOverride) and the arrow keys, so the window's shortcuts would die until
+the focus moved. ``ShortcutsFirst`` watches the application's events and, for a text field of its
+window, lets every key that is one of the window's shortcuts through to the shortcut instead (after
+committing what was typed, as leaving the field would), and makes Escape leave the field. Keys that
+are no shortcut (digits, Backspace, Up and Down) stay with the field.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QWidget
+
+
+def _field(widget: QWidget | None) -> QWidget | None:
+    """The text field ``widget`` belongs to (a spin box's line edit belongs to its spin box)."""
+    if widget is None:
+        return None
+    parent = widget.parentWidget()
+    if isinstance(widget, QLineEdit) and isinstance(parent, QAbstractSpinBox):
+        return parent
+    return widget if isinstance(widget, QAbstractSpinBox | QLineEdit) else None
+
+
+class ShortcutsFirst(QObject):
+    """Installed on the application for one window: its shortcuts beat its text fields."""
+
+    def __init__(self, window: QWidget, rest: QWidget) -> None:
+        super().__init__(window)
+        self.window = window
+        self.rest = rest  # where the focus goes when Escape leaves a field
+
+    def _shortcuts(self) -> set[QKeySequence]:
+        keys: set[QKeySequence] = set()
+        for action in self.window.findChildren(QObject):
+            shortcuts = getattr(action, "shortcuts", None)
+            if callable(shortcuts) and action.metaObject().className() == "QAction":
+                keys.update(s for s in shortcuts() if not s.isEmpty())
+        return keys
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        kind = event.type()
+        if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            return False
+        field = _field(watched if isinstance(watched, QWidget) else None)
+        if field is None or field.window() is not self.window or not isinstance(event, QKeyEvent):
+            return False
+        if kind == QEvent.Type.KeyPress:
+            if event.key() == 0x01000000:  # Qt.Key.Key_Escape: leave the field
+                self._commit(field)
+                self.rest.setFocus()
+                return True
+            return False
+        pressed = QKeySequence(event.keyCombination())
+        if pressed in self._shortcuts():
+            self._commit(field)
+            return True  # not accepted by the field: Qt goes on to the shortcut
+        return False
+
+    def _commit(self, field: QWidget) -> None:
+        if isinstance(field, QAbstractSpinBox):
+            field.interpretText()
+
+
+def install(window: QWidget, rest: QWidget) -> ShortcutsFirst:
+    guard = ShortcutsFirst(window, rest)
+    app = QApplication.instance()
+    if app is not None:
+        app.installEventFilter(guard)
+    return guard
+
+
+def uninstall(guard: ShortcutsFirst) -> None:
+    app = QApplication.instance()
+    if app is not None:
+        app.removeEventFilter(guard)

@@ -1,0 +1,250 @@
+"""The story's key numbers, large: bandwidth, each thread's CPU share, Jain's fairness index and the
+share of dequeues per CPU, each the mean since the last live change (or since the start).
+
+The figures are ``model.metrics.interval_figures`` of the interval from the snapshot's anchor row (the
+counters when a setting last changed) to its last sampled row: the same arithmetic as the graphs'
+dashed lines and as ``schedlab run --json``. ``render`` works out the tiles' words; ``paintEvent``
+only draws them, shrinking the big numbers to fit a narrow panel rather than cutting them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from gui.draw import palette, theme
+from gui.draw.formats import format_duration
+from gui.draw.series import toggle_label
+from gui.panels.base import SnapshotPanel
+from model.metrics import IntervalFigures, interval_figures
+from model.snapshot import Snapshot
+
+LABEL_PT, NUMBER_PT, MIN_NUMBER_PT, CAPTION_PT = 10, 22, 12, 10
+MAX_THREAD_TILES = 6
+PAD = 8
+
+
+def _font(pt: float, bold: bool = False) -> QFont:
+    """A font at its standard size: the painter's scale applies the theme's."""
+    f = QFont()
+    f.setPointSizeF(pt)
+    f.setBold(bold)
+    return f
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    label: str  # small, above
+    number: str  # large
+    color: QColor | None = None  # a swatch (a task's or CPU's colour) before the label
+    pattern: Qt.BrushStyle = Qt.BrushStyle.SolidPattern
+    tip: str = ""
+
+
+def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
+    """The tiles a story's snapshot calls for: dequeue fairness first where there is a qdisc, then
+    bandwidth where there is traffic, then the threads' CPU shares (one per task name)."""
+    out: list[Tile] = []
+    if figures.fairness_jain is not None:
+        out.append(
+            Tile("fairness (Jain)", f"{figures.fairness_jain:.2f}", tip="1 = every CPU dequeued as much")
+        )
+        total = sum(figures.dequeued) or 1
+        for cpu, count in enumerate(figures.dequeued):
+            out.append(
+                Tile(
+                    f"cpu{cpu}",
+                    f"{100 * count / total:.0f}%",
+                    palette.cpu_color(cpu),
+                    palette.cpu_pattern(cpu),
+                    f"its share of the dequeues: {count} packets",
+                )
+            )
+    traffic = snapshot.qdisc is not None or bool(snapshot.settings.get("iperf.enabled"))
+    if traffic:
+        out.append(Tile("bandwidth", f"{figures.bandwidth_mbps:.1f} Mbit/s"))
+    if figures.fairness_jain is None:
+        seen: dict[str, tuple[float, int]] = {}
+        for task, task_share in zip(snapshot.tasks, figures.task_share, strict=True):
+            if task.name not in seen:
+                seen[task.name] = (task_share, task.tid)
+        for name, (task_share, tid) in list(seen.items())[:MAX_THREAD_TILES]:
+            out.append(
+                Tile(
+                    f"{name} CPU",
+                    f"{100 * task_share:.0f}%",
+                    palette.task_color(tid),
+                    palette.task_pattern(tid),
+                    "share of one CPU",
+                )
+            )
+    return out
+
+
+def caption_for(snapshot: Snapshot, figures: IntervalFigures) -> str:
+    """ "mean since compat_yield=1 at t = 2.35 s (the last 1.2 s)"."""
+    span = format_duration(figures.duration_ns)
+    what = "cpuN: share of the dequeues; " if figures.fairness_jain is not None else ""
+    if not snapshot.toggles:
+        return f"{what}mean since the start (the last {span})"
+    _t, key, value = snapshot.toggles[-1]
+    since = f"{toggle_label(key, value)} at t = {format_duration(figures.t0_ns)}"
+    return f"{what}mean since {since} (the last {span})"
+
+
+class HeadlinePanel(SnapshotPanel):
+    """Large numbers: what the graphs' dashed lines say, to be read from the back of the room."""
+
+    height_changed = Signal()  # its tiles needed another row (or one less): the stage lays out again
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself
+        self.tiles: list[Tile] = []
+        self.caption = ""
+        self.apply_theme()
+
+    def reset(self) -> None:
+        self.tiles, self.caption = [], ""
+        self.update()
+
+    def apply_theme(self) -> None:
+        self._label_font = _font(LABEL_PT)
+        self._caption_font = _font(CAPTION_PT)
+        self._fit_height()
+        self.update()
+
+    def _tile_h(self) -> float:
+        big = _font(NUMBER_PT, bold=True)
+        return QFontMetrics(self._label_font).height() + QFontMetrics(big).height() + PAD / 2 + 3
+
+    def _caption_beside(self, rows: list[list[int]], widths: list[float]) -> bool:
+        """Whether the caption fits to the right of the last row of tiles (else it goes under them)."""
+        if not rows:
+            return False
+        used = PAD + sum(widths[i] + PAD for i in rows[-1])
+        need = QFontMetrics(self._caption_font).horizontalAdvance(self.caption) + 2 * PAD
+        return used + need <= self.lw()
+
+    def _fit_height(self) -> None:
+        """As many rows of tiles as the width needs, and the caption beside or under them."""
+        flowed, widths, _big = self._rows(self.lw())
+        rows = max(len(flowed), 1)
+        caption_h = 0 if self._caption_beside(flowed, widths) else QFontMetrics(self._caption_font).height()
+        height = round((rows * (self._tile_h() + PAD / 2) + caption_h + PAD) * self.zoom)
+        if height != self.height():
+            self.setFixedHeight(height)
+            self.height_changed.emit()
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, self.height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(200, self.height())
+
+    def show_snapshot(self, snapshot: Snapshot) -> None:
+        rows = snapshot.series
+        anchor = snapshot.series_anchor
+        figures = (
+            interval_figures(snapshot.series_layout, anchor, rows[-1])
+            if len(rows) and anchor is not None
+            else None
+        )
+        tiles = tiles_for(snapshot, figures) if figures is not None else []
+        caption = caption_for(snapshot, figures) if figures is not None else "waiting for the first sample"
+        if (tiles, caption) != (self.tiles, self.caption):
+            resize = [t.label for t in tiles] != [t.label for t in self.tiles] or len(caption) != len(
+                self.caption
+            )
+            self.tiles, self.caption = tiles, caption
+            self.setToolTip(
+                "\n".join(
+                    f"{t.label}: {t.number} ({t.tip})" if t.tip else f"{t.label}: {t.number}" for t in tiles
+                )
+            )
+            if resize:
+                self._fit_height()
+            self.update()
+
+    def resizeEvent(self, event: object) -> None:
+        self._fit_height()
+
+    # ---- layout and painting ----------------------------------------------------------------------
+
+    def _rows(self, width: float) -> tuple[list[list[int]], list[float], QFont]:
+        """The tiles flowed into rows of ``width``: big numbers shrink (to ``MIN_NUMBER_PT``) before a
+        tile moves to another row. Returns the rows (tile indexes), the tile widths and the big font."""
+        pt = NUMBER_PT
+        while True:
+            big = _font(pt, bold=True)
+            widths = [self._tile_width(t, big) for t in self.tiles]
+            if sum(widths) + PAD * (len(widths) + 1) <= width or pt <= MIN_NUMBER_PT:
+                break
+            pt -= 1
+        rows: list[list[int]] = []
+        x = float(PAD)
+        for i, w in enumerate(widths):
+            if not rows or (x + w > width - PAD and rows[-1]):
+                rows.append([])
+                x = float(PAD)
+            rows[-1].append(i)
+            x += w + PAD
+        return rows, widths, big
+
+    def _tile_width(self, tile: Tile, big: QFont) -> float:
+        swatch = 18.0 if tile.color is not None else 0.0
+        label_w = QFontMetrics(self._label_font).horizontalAdvance(tile.label) + swatch
+        return max(label_w, QFontMetrics(big).horizontalAdvance(tile.number)) + 14.0
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = self.begin_painting()
+        p.fillRect(self.logical_rect(), palette.BACKGROUND)
+        rows, widths, big = self._rows(self.lw())
+        label_h = QFontMetrics(self._label_font).height()
+        big_h = QFontMetrics(big).height()
+        tile_h = label_h + big_h + PAD / 2 + 3
+        y = PAD / 2
+        for row in rows:
+            x = float(PAD)
+            for i in row:
+                self._paint_tile(p, self.tiles[i], QRectF(x, y, widths[i], tile_h), big, label_h, big_h)
+                x += widths[i] + PAD
+            y += tile_h + PAD / 2
+        p.setFont(self._caption_font)
+        p.setPen(palette.TEXT)
+        fm = QFontMetrics(self._caption_font)
+        if self._caption_beside(rows, widths):  # to the right of the last row, at its foot
+            x = PAD + sum(widths[i] + PAD for i in rows[-1]) + PAD
+            caption_rect = QRectF(x, y - PAD / 2 - fm.height() - 4, self.lw() - x - PAD, fm.height())
+        else:
+            caption_rect = QRectF(PAD, y, self.lw() - 2 * PAD, fm.height())
+        words = fm.elidedText(self.caption, Qt.TextElideMode.ElideRight, int(caption_rect.width()))
+        p.drawText(caption_rect, Qt.AlignmentFlag.AlignLeft, words)
+        p.end()
+
+    def _paint_tile(
+        self, p: QPainter, tile: Tile, box: QRectF, big: QFont, label_h: float, big_h: float
+    ) -> None:
+        p.setPen(QPen(palette.GREY, theme.stroke(1)))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawRoundedRect(box, 5, 5)
+        lx = box.left() + 6
+        if tile.color is not None:
+            swatch = QRectF(lx, box.top() + (label_h - 12) / 2 + 2, 12, 12)
+            p.fillRect(swatch, palette.BACKGROUND)
+            p.fillRect(swatch, QBrush(tile.color, tile.pattern))
+            p.setPen(QPen(palette.TEXT, 1))
+            p.drawRect(swatch)
+            lx += 18
+        p.setPen(palette.TEXT)
+        p.setFont(self._label_font)
+        p.drawText(
+            QRectF(lx, box.top() + 2, box.right() - lx, label_h), Qt.AlignmentFlag.AlignLeft, tile.label
+        )
+        p.setFont(big)
+        number = QRectF(box.left() + 6, box.top() + label_h + 3, box.width() - 8, big_h)
+        p.drawText(number, Qt.AlignmentFlag.AlignLeft, tile.number)

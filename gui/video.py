@@ -1,0 +1,269 @@
+"""Videos of a run: MP4 (H.264) or GIF, rendered frame by frame from the model, never a screen capture.
+
+Frame ``i`` shows the window at simulated time ``from + i × speed / fps``: the model is deterministic
+and the window is laid out offscreen at a fixed size, so the same scenario, seed, settings, span,
+speed, frame rate and size give the same frames, and the same file (the encoder runs single-threaded
+and writes no date). ``speed`` is the playback speed (simulated seconds per second of video: Normal is
+1/100), and it also sets the graphs' sampling, as in the window. The encoder is PyAV, whose wheel ships
+its own FFmpeg (libx264 for MP4, FFmpeg's GIF encoder with a palette per clip), so no system ffmpeg is
+needed.
+
+The output is written to a temporary file beside the destination and renamed into place only when the
+last frame is in (``model.cli.outputs``): a cancel, an error or Ctrl-C leaves an existing file untouched.
+``render_video`` reports progress and asks whether to go on after every frame, which the headless
+command turns into a bar on stderr and the window into a progress dialog with Cancel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import queue
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from model.cli.outputs import check_output, open_atomic, option_what
+from model.scenario import Scenario, ScenarioError
+
+FORMATS = (".mp4", ".gif")
+FPS_RANGE = (1, 120)
+MAX_FRAMES = 36_000  # 10 minutes at 60 fps: a bound on the work, named in the error
+LEAD_NS = 20_000_000  # as `export`: the 20 ms before the first frame are played, so lanes have a past
+LEAD_STEPS = 60
+NSEC_PER_SEC = 1_000_000_000
+
+# Called after each frame with (frames done, frames in all); returns False to cancel.
+ProgressFn = Callable[[int, int], bool]
+
+
+class VideoCancelled(Exception):
+    """The user cancelled; nothing was written."""
+
+
+@dataclass(frozen=True)
+class VideoSpec:
+    """What to render: the span in simulated seconds, the playback speed, frame rate and frame size."""
+
+    start_s: float
+    end_s: float
+    speed: float
+    fps: int
+    size: tuple[int, int]
+
+    @property
+    def frame_step_ns(self) -> float:
+        return self.speed * NSEC_PER_SEC / self.fps
+
+    @property
+    def frames(self) -> int:
+        return max(1, math.ceil((self.end_s - self.start_s) * NSEC_PER_SEC / self.frame_step_ns - 1e-9))
+
+    def frame_t_ns(self, i: int) -> int:
+        return round(self.start_s * NSEC_PER_SEC + i * self.frame_step_ns)
+
+
+def check_spec(spec: VideoSpec, duration_s: float) -> None:
+    """One line naming the bad option and what is allowed."""
+    from gui.playback import SPEED_MAX, SPEED_MIN
+
+    for option, value in (("--from", spec.start_s), ("--to", spec.end_s), ("--speed", spec.speed)):
+        if not math.isfinite(value):
+            raise ScenarioError(f"{option} {value}: expected a finite number")
+    if not 0 <= spec.start_s < spec.end_s <= duration_s:
+        raise ScenarioError(
+            f"--from {spec.start_s:g} --to {spec.end_s:g}: allowed 0 <= from < to <= {duration_s:g} "
+            "(the scenario's duration)"
+        )
+    if not SPEED_MIN <= spec.speed <= SPEED_MAX:
+        raise ScenarioError(f"--speed {spec.speed:g}: allowed {SPEED_MIN:g} .. {SPEED_MAX:g}")
+    if not FPS_RANGE[0] <= spec.fps <= FPS_RANGE[1]:
+        raise ScenarioError(f"--fps {spec.fps}: allowed {FPS_RANGE[0]} .. {FPS_RANGE[1]}")
+    if spec.frames > MAX_FRAMES:
+        raise ScenarioError(
+            f"{spec.frames} frames ({spec.frames / spec.fps:.0f} s of video): at most {MAX_FRAMES}; "
+            "shorten --from/--to, raise --speed or lower --fps"
+        )
+    w, h = spec.size
+    if w % 2 or h % 2:
+        raise ScenarioError(f"--size {w}x{h}: H.264 needs an even width and height")
+
+
+def check_out(path: Path, inputs: tuple[Path, ...] = ()) -> str:
+    """The format's suffix, if a video can be written at ``path`` (checked before any frame)."""
+    check_output(str(path), option_what("--out", str(path)), suffixes=FORMATS, inputs=inputs)
+    return path.suffix.lower()
+
+
+def render_video(window: Any, spec: VideoSpec, out: Path, progress: ProgressFn | None = None) -> int:
+    """Play ``window``'s run over ``spec`` and write ``out``; returns the number of frames.
+
+    ``window`` is a MainWindow already resized to ``spec.size``, its playback not yet past
+    ``spec.start_s``. Raises ``VideoCancelled`` when ``progress`` returns False."""
+    suffix = check_out(out)
+    playback = window.playback
+    playback.pause()
+    playback.set_speed(spec.speed)
+    _play_lead(playback, spec.frame_t_ns(0))
+    total = spec.frames
+    with open_atomic(out, option_what("--out", str(out))) as fh, _Encoder(fh, suffix, spec) as encoder:
+        for i in range(total):
+            if playback.advance_to(spec.frame_t_ns(i)) is None:
+                raise ScenarioError(f"the simulation stopped at t = {playback.simulation.now_ns / 1e9:.6f} s")
+            encoder.put(grab_rgb(window, spec.size))
+            if progress is not None and not progress(i + 1, total):
+                raise VideoCancelled(f"cancelled after {i + 1} of {total} frames; nothing written")
+    return total
+
+
+class _Encoder:
+    """Encodes and muxes frames on a worker thread while the window paints the next one (FFmpeg
+    releases the GIL while it encodes), in order, so the file is the same as one thread would write.
+    An encoder error is raised in the caller at its next ``put`` or at the end."""
+
+    def __init__(self, fh: BinaryIO, suffix: str, spec: VideoSpec) -> None:
+        import av
+
+        self._container = av.open(fh, mode="w", format=suffix[1:])
+        self._stream = _video_stream(self._container, suffix, spec)
+        self._frames: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=4)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="schedlab-video-encoder", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import av
+
+        try:
+            while (pixels := self._frames.get()) is not None:
+                if self._error is None:
+                    for packet in self._stream.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")):
+                        self._container.mux(packet)
+            if self._error is None:
+                for packet in self._stream.encode():  # flush the frames the encoder holds back
+                    self._container.mux(packet)
+        except BaseException as exc:  # handed to the caller; keep draining so put() never blocks
+            self._error = exc
+            while self._frames.get() is not None:
+                pass
+
+    def put(self, pixels: np.ndarray) -> None:
+        if self._error is not None:
+            raise self._error
+        self._frames.put(pixels)
+
+    def __enter__(self) -> _Encoder:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self._frames.put(None)
+        self._thread.join()
+        self._container.close()
+        if kind is None and self._error is not None:
+            raise self._error
+
+
+def _video_stream(container: Any, suffix: str, spec: VideoSpec) -> Any:
+    from fractions import Fraction
+
+    width, height = spec.size
+    if suffix == ".gif":
+        stream = container.add_stream("gif", rate=Fraction(spec.fps))
+        stream.pix_fmt = "rgb8"  # FFmpeg's fixed 3-3-2 palette: the same colours in every frame
+    else:
+        stream = container.add_stream("libx264", rate=Fraction(spec.fps))
+        stream.pix_fmt = "yuv420p"  # what every player plays
+        # Same frames, same bytes: one thread and no wall-clock-dependent choices.
+        stream.options = {"crf": "20", "preset": "veryfast", "threads": "1", "tune": "animation"}
+    stream.thread_count = 1
+    stream.width, stream.height = width, height
+    container.metadata.clear()
+    return stream
+
+
+def _play_lead(playback: Any, first_ns: int) -> None:
+    """Up to the first frame: fast, then the last 20 ms step by step so the lanes have their past."""
+    sim = playback.simulation
+    lead_start = max(0, first_ns - LEAD_NS)
+    if lead_start > sim.now_ns and playback.advance_to(lead_start) is None:
+        raise ScenarioError(f"the simulation stopped before t = {lead_start / 1e9:.6f} s")
+    step = max(1, (first_ns - sim.now_ns) // LEAD_STEPS)
+    while sim.now_ns < first_ns:
+        if playback.advance_to(min(first_ns, sim.now_ns + step)) is None:
+            raise ScenarioError(f"the simulation stopped at t = {sim.now_ns / 1e9:.6f} s")
+
+
+def grab_rgb(window: Any, size: tuple[int, int]) -> np.ndarray:
+    """The window as it looks now, as an H×W×3 uint8 array of exactly ``size``."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QImage
+
+    image = window.grab().toImage()
+    if image.width() != size[0] or image.height() != size[1]:
+        image = image.scaled(size[0], size[1], Qt.AspectRatioMode.IgnoreAspectRatio)
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    stride = image.bytesPerLine()
+    buffer = np.frombuffer(image.constBits(), dtype=np.uint8, count=stride * image.height())
+    rows = buffer.reshape(image.height(), stride)[:, : size[0] * 3]
+    return rows.reshape(image.height(), size[0], 3).copy()
+
+
+@contextmanager
+def offscreen_window(
+    window_class: Any, scenario: Scenario, seed: int | None, size: tuple[int, int]
+) -> Iterator[Any]:
+    """A window (``gui.main_window.MainWindow``, passed in: this module sits below it) laid out
+    offscreen at ``size`` with throwaway settings (the user's are untouched)."""
+    from PySide6.QtCore import QEvent, QSettings, Qt
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    with tempfile.TemporaryDirectory(prefix="schedlab-video-") as tmp:
+        settings = QSettings(str(Path(tmp) / "video.ini"), QSettings.Format.IniFormat)
+        window = window_class(scenario, seed=seed, settings=settings, use_timer=False)
+        try:
+            least = window.minimumSizeHint()
+            if size[0] < least.width() or size[1] < least.height():
+                raise ScenarioError(
+                    f"--size {size[0]}x{size[1]}: the window needs at least {least.width()}x{least.height()}"
+                )
+            window.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+            window.resize(*size)
+            window.show()
+            yield window
+        finally:
+            window.playback.stop()
+            window.hide()
+            window.deleteLater()
+            if app is not None:
+                app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def run_video(args: argparse.Namespace, scenario: Scenario, size: tuple[int, int], window_class: Any) -> int:
+    """``schedlab video``: the headless command (``gui.app`` parses the scenario and size and names the
+    window class)."""
+    from model.cli.progress import Progress
+
+    duration_s = scenario.duration_s
+    end_s = duration_s if args.t_to is None else args.t_to
+    spec = VideoSpec(args.t_from, end_s, args.speed, args.fps, size)
+    check_spec(spec, duration_s)
+    out = Path(args.out)
+    check_out(out)
+    with offscreen_window(window_class, scenario, args.seed, size) as window:
+        bar = Progress(f"video {out.name}", spec.frames, " frames", enabled=True if args.progress else None)
+
+        def progress(done: int, _total: int) -> bool:
+            bar.update(done)
+            return True
+
+        with bar:
+            frames = render_video(window, spec, out, progress)
+    print(f"{out}: {frames} frames, {frames / spec.fps:.1f} s at {spec.fps} fps", flush=True)
+    return 0

@@ -1,0 +1,77 @@
+"""The window's Compare: sides on one clock, the differences as the command line words them, live toggles
+to one side or all."""
+
+from __future__ import annotations
+
+import numpy as np
+from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
+
+from gui.compare_dialog import CompareDialog, applicable_presets, open_compare
+from gui.compare_window import CompareWindow
+from model.compare import Lockstep, differences
+from model.presets import PRESETS
+from model.scenario import load_scenario
+
+FRAME_NS = 330_000  # one frame at Normal speed (33 ms of wall time is 0.33 ms of the machine)
+
+
+def test_sides_advance_together_and_the_numbers_are_the_command_lines(qtbot) -> None:
+    scenario = load_scenario("cfs-yield-2007")
+    sides = PRESETS["compat-yield"].sides
+    window = CompareWindow(scenario, sides, use_timer=False)
+    qtbot.addWidget(window)
+    for _ in range(60):
+        snaps = window.advance(FRAME_NS)
+    assert len({s.t_ns for s in snaps}) == 1 and snaps[0].t_ns == 60 * FRAME_NS
+    headless = Lockstep(scenario, sides)
+    headless.advance(60 * FRAME_NS)
+    expected = differences(headless.summaries(), ["A", "B"])
+    text = window.headline_text()
+    for diff in expected:
+        assert diff.texts[0] in text
+    bandwidth = {d.metric.path: d for d in expected}["bandwidth_mbps"]
+    assert bandwidth.values[1] > bandwidth.values[0], "compat_yield 1 should out-run 0 here"
+    for curve in window.curves:
+        x, y = curve.getData()
+        assert x is not None and len(x) > 5 and np.isfinite(y).all()
+
+
+def test_the_2011_pair_draws_fairness_and_a_live_toggle_goes_to_one_side(qtbot) -> None:
+    window = CompareWindow(
+        load_scenario("qdisc-fairness-2011"), PRESETS["time-vs-quota"].sides, use_timer=False
+    )
+    qtbot.addWidget(window)
+    window.advance(5 * FRAME_NS)
+    assert window.graph_kind() == "jain"
+    assert window.apply("qdisc.weight_p", 8, side=1)
+    a, b = window.snapshots
+    assert a.settings["qdisc.weight_p"] == 64 and b.settings["qdisc.weight_p"] == 8
+    assert window.apply("qdisc.weight_p", 16)
+    assert {s.settings["qdisc.weight_p"] for s in window.snapshots} == {16}
+
+
+def test_presets_offered_are_those_that_mean_something_here(qtbot) -> None:
+    assert "time-vs-quota" not in applicable_presets(load_scenario("cfs-yield-2007"))
+    assert "time-vs-quota" in applicable_presets(load_scenario("qdisc-fairness-2011"))
+    assert "fixed-build" not in applicable_presets(load_scenario("qdisc-fairness-2011"))
+
+
+def test_the_main_window_opens_this_run_against_the_same_with_a_setting(qtbot) -> None:
+    from gui.main_window import MainWindow
+
+    main = MainWindow(load_scenario("cfs-yield-2007"), use_timer=False)
+    qtbot.addWidget(main)
+    dialog = CompareDialog(main, load_scenario("cfs-yield-2007"))
+    dialog.custom.setText("sched.compat_yield=1")
+    dialog._custom()
+    assert dialog.choice is not None
+    compare = open_compare(main, dialog.choice)
+    assert compare is not None
+    compare._timer.stop()
+    compare.advance(FRAME_NS)
+    a, b = compare.snapshots
+    assert a.settings["sched.compat_yield"] == 0 and b.settings["sched.compat_yield"] == 1
+    dialog.custom.setText("nonsense")
+    dialog._custom()
+    assert "expected KEY=VALUE" in dialog.error.text()
+    compare.close()

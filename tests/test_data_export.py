@@ -1,0 +1,67 @@
+"""File > Export data: the window's CSV and JSON are the command line's, for the run's live settings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
+
+from gui.data_export import export_data
+from model import cli
+from model.scenario import load_scenario
+
+
+def window_on(qtbot, story: str):  # type: ignore[no-untyped-def]
+    from gui.main_window import MainWindow
+
+    window = MainWindow(load_scenario(story), use_timer=False)
+    qtbot.addWidget(window)
+    return window
+
+
+def test_the_csv_is_the_command_lines_with_the_live_settings(qtbot, tmp_path: Path) -> None:
+    window = window_on(qtbot, "cfs-yield-2007")
+    window.playback.advance_to(300_000_000)
+    assert window.playback.apply_live("sched.compat_yield", 1)
+    line = export_data(window, tmp_path / "window.csv", to_now=True)
+    assert line is not None and "--set sched.compat_yield=1" in line and "--duration 0.3" in line
+    assert (
+        cli.main(
+            [
+                "run",
+                "cfs-yield-2007",
+                "--set",
+                "sched.compat_yield=1",
+                "--duration",
+                "0.3",
+                "--csv",
+                str(tmp_path / "cli.csv"),
+            ]
+        )
+        == 0
+    )
+    assert (tmp_path / "window.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
+def test_the_json_is_run_json_but_for_the_wall_time(qtbot, tmp_path: Path, capsys) -> None:
+    window = window_on(qtbot, "cfs-yield-2007")
+    window.playback.advance_to(200_000_000)
+    assert export_data(window, tmp_path / "window.json", to_now=True) is not None
+    capsys.readouterr()
+    assert cli.main(["run", "cfs-yield-2007", "--duration", "0.2", "--json"]) == 0
+    from_cli = json.loads(capsys.readouterr().out)
+    from_window = json.loads((tmp_path / "window.json").read_text())
+    for summary in (from_cli, from_window):
+        summary["sim"].pop("wall_s", None)
+        summary["sim"].pop("compiled", None)
+    assert from_window == from_cli
+
+
+def test_a_bad_extension_gets_a_dialog_and_no_file(qtbot, tmp_path: Path, monkeypatch) -> None:
+    window = window_on(qtbot, "cfs-yield-2007")
+    said: list[str] = []
+    monkeypatch.setattr(window, "show_error", lambda title, message: said.append(message))
+    assert export_data(window, tmp_path / "x.txt") is None
+    assert said and "allowed: .csv, .json" in said[0]
+    assert not (tmp_path / "x.txt").exists()

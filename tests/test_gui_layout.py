@@ -1,0 +1,109 @@
+"""The whole window at classroom screen sizes, rendered offscreen and its geometry checked
+(``gui.layout_check.problems``): no two texts' rectangles intersect, no text is cut or outside the
+window, every CPU lane is fully visible with its time axis, every graph shown keeps a data area at
+least ``MIN_PLOT_H`` px high, the window is no larger than its screen.
+
+In this process the window is resized to each size; a screen of its own (the window fitting itself
+to it, and 3840×2160 at device pixel ratio 2) needs a platform set up before Qt starts, so those run
+``python -m gui.layout_check --screen`` in a child process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from gui.draw import theme
+from gui.layout_check import build, problems
+from model.scenario import builtin_names
+
+ROOT = Path(__file__).resolve().parents[1]
+STORIES = builtin_names()
+SIZES = ((1280, 720), (1366, 768), (1920, 1080))
+AT_S = 0.3  # simulated seconds before the check: lanes, queues and graphs have content
+
+
+@pytest.fixture
+def shown(qapp, tmp_path: Path) -> Iterator[list[Any]]:
+    windows: list[Any] = []
+    yield windows
+    for w in windows:
+        w.playback.stop()
+        w.close()
+        w.deleteLater()
+    QApplication.processEvents()
+    theme.set_theme(
+        theme.make_theme("standard", 1.0)
+    )  # the look is process-wide: later tests get the usual one
+
+
+def check(shown: list[Any], tmp: Path, story: str, size: tuple[int, int], mode: str, cpus: int | None) -> Any:
+    w = build(story, size, mode, cpus, AT_S, str(tmp), play_s=0.5)
+    shown.append(w)
+    found = problems(w, size)
+    assert not found, f"{story} {size} {mode} {cpus} CPUs:\n" + "\n".join(found)
+    return w
+
+
+@pytest.mark.parametrize("mode", ["standard", "projector"])
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("story", STORIES)
+def test_every_story_fits_every_classroom_screen(shown, tmp_path, story, size, mode) -> None:
+    w = check(shown, tmp_path, story, size, mode, None)
+    lanes = w.cpu_lanes
+    assert lanes.lane_count == w.playback.scenario.machine.cpus == len(lanes.lane_rects())
+    assert w.graphs.shown, "at least one graph is shown"
+
+
+@pytest.mark.parametrize("cpus", range(1, 9))
+@pytest.mark.parametrize("story", ["qdisc-fairness-2011", "yield-playground"])
+def test_every_cpu_gets_a_lane_at_one_to_eight_cpus(shown, tmp_path, story, cpus) -> None:
+    w = check(shown, tmp_path, story, (1280, 720), "standard", cpus)
+    assert w.playback.scenario.machine.cpus == cpus and w.cpu_lanes.lane_count == cpus
+    assert len(w.playback.last_snapshot.cpus) == cpus
+
+
+@pytest.mark.parametrize("story", ["cfs-yield-2007", "bfs-saturated-2009"])
+@pytest.mark.parametrize("cpus", [2, 8])
+def test_the_one_cpu_stories_on_more_cpus(shown, tmp_path, story, cpus) -> None:
+    w = check(shown, tmp_path, story, (1366, 768), "projector", cpus)
+    assert w.cpu_lanes.lane_count == cpus
+
+
+def layout_check(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "QT_SCALE_FACTOR")}
+    return subprocess.run(
+        [sys.executable, "-m", "gui.layout_check", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "dpr"), [("3840x2160", "2"), ("1280x720", "1")], ids=["4k-dpr2", "720p-fitted"]
+)
+def test_the_window_fits_itself_to_its_screen(tmp_path: Path, size: str, dpr: str) -> None:
+    """The window opens fitted to the screen it is on (no resize), and every story passes there."""
+    done = layout_check(
+        "--screen", "--size", size, "--dpr", dpr, "--mode", "standard", "--mode", "projector",
+        "--at", str(AT_S), "--out", str(tmp_path),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.endswith(": ok")]
+    assert len(lines) == 2 * len(STORIES), done.stdout
+    shot = next(tmp_path.glob("*.png"))
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(shot))
+    w, h = (int(v) for v in size.split("x"))
+    assert image.width() > 0.85 * w and image.height() > 0.85 * h  # device pixels: dpr × logical

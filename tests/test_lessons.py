@@ -1,0 +1,80 @@
+"""Every guided lesson (resources/lessons/*.steps.toml) run against the model: each claim a step makes
+about what the model shows holds, as the step's own check states it (orderings and ratios between
+settings, never a figure from the seeds); the lesson files say what they mean or are refused."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gui.lessons import (
+    LESSON_DIR,
+    SUFFIX,
+    Check,
+    LessonError,
+    evaluate,
+    has_lesson,
+    load_lesson,
+    parse_lesson,
+    run_headless,
+)
+from model.scenario import builtin_names
+
+LESSONS = sorted(p.name[: -len(SUFFIX)] for p in LESSON_DIR.glob(f"*{SUFFIX}"))
+
+
+def test_every_story_has_a_guided_lesson() -> None:
+    stories = [n for n in builtin_names() if "playground" not in n]
+    assert stories and all(has_lesson(n) for n in stories), stories
+    assert set(stories) <= set(LESSONS)
+
+
+@pytest.mark.parametrize("story", LESSONS)
+def test_every_claim_of_the_lesson_holds_in_the_model(story: str) -> None:
+    lesson = load_lesson(story)
+    assert lesson.story == story
+    results = run_headless(lesson)
+    assert len(results) == len(lesson.steps)
+    checks = [
+        (result.step.title, check.claim, ok, words) for result, cs in results for check, ok, words in cs
+    ]
+    assert len(checks) >= 3, "a lesson backs its claims with checks"
+    failing = [c for c in checks if not c[2]]
+    assert not failing, failing
+    # A step that runs until an event and claims it happened stopped on it, not at its time limit.
+    for result, _ in results:
+        if result.step.until is not None:
+            assert result.hit, result.step.title
+
+
+def test_a_check_that_does_not_hold_is_reported() -> None:
+    """The checks can fail: the 2007 lesson's first claim, turned round, does not hold."""
+    lesson = load_lesson("cfs-yield-2007")
+    result, checks = run_headless(replace(lesson, steps=lesson.steps[:1]))[0]
+    ((check, ok, _),) = checks
+    assert ok
+    measured = dict(result.values)
+    turned = replace(check, op="<")
+    assert evaluate(turned, result, measured)[0] is False
+    never = Check(claim="no yields", kind="no_yields")
+    assert evaluate(never, result, measured)[0] is False  # the reporter yields under O(1)
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"steps": []}, "at least one"),
+        ({"steps": [{"title": "x", "runfor": 1}]}, "unknown key 'runfor'"),
+        ({"steps": [{"until": "never"}]}, "until = 'never'"),
+        ({"steps": [{"speed": "Warp"}]}, "speed = 'Warp'"),
+        ({"steps": [{"run_for_s": -1}]}, "seconds >= 0"),
+        ({"steps": [{"check": [{"kind": "compare", "op": "~", "claim": "c"}]}]}, "op '~'"),
+        ({"steps": [{"check": [{"kind": "stopped"}]}]}, "claim = ..."),
+        ({"steps": [{"check": [{"kind": "guess", "claim": "c"}]}]}, "kind 'guess'"),
+    ],
+)
+def test_a_lesson_file_that_does_not_say_what_it_means_is_refused(data: dict, words: str) -> None:
+    with pytest.raises(LessonError, match=r"step 1|lesson needs") as info:
+        parse_lesson(data, "x.steps.toml")
+    assert words in str(info.value)

@@ -1,0 +1,144 @@
+"""Going back by replay (gui/rewind.py, no Qt): a landing rebuilds exactly the state the live run had at
+that instant, with every live setting of the recording; a new setting after a landing is a new branch;
+rungs are refilled within a budget and consumed by landings."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from gui.rewind import MAX_RUNGS, SPACING_BASE_NS, Instance, Rewinder, spacing_for
+from model.scenario import load_scenario
+from model.simulation import SetTunable, Simulation
+
+MS = 1_000_000
+
+
+def state(sim: Simulation) -> tuple[object, ...]:
+    """Everything a landing must reproduce (the work counter aside: it counts sample events)."""
+    summary = sim.summary()
+    summary.pop("sim")
+    snap = sim.snapshot()
+    return (summary, snap.t_ns, snap.cpus, snap.tasks, snap.runqueues, snap.qdisc, snap.toggles)
+
+
+def straight(name: str, commands: list[tuple[int, str, int | str]], to_ns: int) -> Simulation:
+    """The recording replayed by hand: advance to each command, apply it, on to ``to_ns``."""
+    sim = Simulation(load_scenario(name))
+    for t, key, value in commands:
+        if t > to_ns:
+            break
+        sim.advance(t - sim.now_ns)
+        sim.apply(SetTunable(key, value))
+    sim.advance(to_ns - sim.now_ns)
+    return sim
+
+
+def build(name: str):
+    scenario = load_scenario(name)
+    return lambda: Simulation(scenario, sample_ns=5 * MS, keep_rows=512)
+
+
+def play(rw: Rewinder, live: Instance, frames: int, rng: random.Random) -> None:
+    for _ in range(frames):
+        rw.advance(live, rng.randrange(1, 4 * MS))
+
+
+@pytest.mark.parametrize(
+    ("name", "key", "values"),
+    [
+        ("cfs-yield-2007", "sched.compat_yield", (1, 0)),
+        ("qdisc-fairness-2011", "qdisc.exit_rule", ("quota", "time")),
+    ],
+)
+def test_a_landing_is_the_state_the_run_had_there(name: str, key: str, values: tuple) -> None:
+    rng = random.Random(7)
+    rw = Rewinder(build(name))
+    live = rw.fresh()
+    commands = []
+    for value in values:
+        play(rw, live, 15, rng)
+        live.sim.apply(SetTunable(key, value))
+        rw.record(live, key, value)
+        commands.append((live.t_ns, key, value))
+    play(rw, live, 15, rng)
+    end = live.t_ns
+    assert rw.reach_ns == end
+    while rw.work(0.05):
+        pass
+    assert rw.rungs, "the ladder was filled"
+    for target in (end - 1, commands[1][0], commands[0][0] - 1, 3 * MS + 17, 0, end):
+        live = rw.land(target, live)
+        assert live.t_ns == target
+        assert state(live.sim) == state(straight(name, commands, target))
+    # Playing on from a landing goes through the recorded settings again.
+    live = rw.land(commands[0][0] - 5 * MS, live)
+    rw.advance(live, end - live.t_ns)
+    assert state(live.sim) == state(straight(name, commands, end))
+
+
+def test_a_new_setting_after_a_landing_starts_a_new_branch() -> None:
+    rw = Rewinder(build("cfs-yield-2007"))
+    live = rw.fresh()
+    rw.advance(live, 30 * MS)
+    live.sim.apply(SetTunable("sched.compat_yield", 1))
+    rw.record(live, "sched.compat_yield", 1)
+    rw.advance(live, 30 * MS)
+    assert rw.reach_ns == 60 * MS and len(rw.commands) == 1
+    live = rw.land(10 * MS, live)
+    assert live.applied == 0
+    live.sim.apply(SetTunable("sched.compat_yield", 1))
+    rw.record(live, "sched.compat_yield", 1)
+    assert [c.t_ns for c in rw.commands] == [10 * MS] and rw.reach_ns == 10 * MS
+    assert all(r.t_ns <= 10 * MS for r in (*rw.rungs.values(), *rw.loose))
+    rw.advance(live, 5 * MS)
+    assert state(live.sim) == state(straight("cfs-yield-2007", [(10 * MS, "sched.compat_yield", 1)], 15 * MS))
+
+
+def test_landing_forward_from_the_live_run_consumes_no_rung() -> None:
+    rw = Rewinder(build("yield-playground"))
+    live = rw.fresh()
+    rw.advance(live, 50 * MS)
+    live = rw.land(20 * MS, live)
+    while rw.work(0.05):
+        pass
+    rungs = dict(rw.rungs)
+    same = rw.land(40 * MS, live)
+    assert same is live and rw.rungs == rungs
+
+
+def test_rungs_are_refilled_from_below_within_the_budget_and_a_landing_takes_one() -> None:
+    ticks = itertools.count()
+    rw = Rewinder(build("qdisc-fairness-2011"), clock=lambda: next(ticks) * 0.001, spacing_ns=250 * MS)
+    live = rw.fresh()
+    rw.advance(live, 800 * MS)
+    assert rw.due() == [750 * MS, 500 * MS, 250 * MS, 0]
+    while rw.work(0.5):
+        pass
+    assert sorted(rw.rungs) == [0, 250 * MS, 500 * MS, 750 * MS]
+    live = rw.land(600 * MS, live)
+    assert 500 * MS not in rw.rungs and rw.due() == [500 * MS]
+    assert rw.loose, "the run it replaced is kept to refill a rung above it"
+
+
+def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
+    assert spacing_for(1e8, 0) == SPACING_BASE_NS  # slow model: the finest ladder
+    # 10 simulated s per wall s: a landing replays at most 0.15 wall s, so a rung every 1 s.
+    assert spacing_for(1e10, 0) == 1_000_000_000
+    assert spacing_for(1e11, 0) == 8_000_000_000
+    half_an_hour = 1800 * 10**9
+    assert half_an_hour // spacing_for(1e10, half_an_hour) < MAX_RUNGS
+
+
+def test_the_window_lands_past_two_seconds_of_nanoseconds(qtbot) -> None:
+    """Simulated instants past 2^31 ns travel through the landing and scrubbing signals whole."""
+    from gui.playback import Playback
+
+    pb = Playback(load_scenario("cfs-yield-2007"), use_timer=False)
+    pb.advance_to(3000 * MS)
+    with qtbot.waitSignal(pb.landed) as blocker:
+        snap = pb.seek(2_500_000_000)
+    assert snap is not None and snap.t_ns == blocker.args[0] == 2_500_000_000
+    pb.stop()
