@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from model.cli import main
-from model.scenario import KeySpec, _allowed, section_specs
+from model.keyspec import KeySpec, allowed_text
+from model.scenario import section_specs
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -122,7 +123,7 @@ def _readme_row(spec: KeySpec) -> str:
         shown = "`[" + ", ".join(str(v) for v in value) + "]`"
     else:
         shown = "(empty)" if value == "" else f"`{value}`"
-    return f"| `{spec.key}` | {shown} | {_allowed(spec)} | {spec.doc} |"
+    return f"| `{spec.key}` | {shown} | {allowed_text(spec)} | {spec.doc} |"
 
 
 @pytest.mark.parametrize("section", ["qdisc", "xmit"])
