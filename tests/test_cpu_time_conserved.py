@@ -44,7 +44,7 @@ xmit_settings = st.fixed_dictionaries(
         "qdisc.weight_p": log_int(1, 100_000),
         "qdisc.limit": log_int(1, 100_000),
         "net.device": st.sampled_from(["nic", "dummy"]),
-        "net.irq_cpus": st.lists(st.integers(0, 3), min_size=1, max_size=4),
+        "net.irq_cpus": st.lists(st.integers(0, 3), min_size=1, max_size=4, unique=True),
         "net.itr_per_s": log_int(100, 100_000),
         "machine.hz": st.sampled_from([100, 250, 300, 1000]),
         "xmit.user_ns": log_int(50, 10_000_000),
