@@ -104,12 +104,18 @@ class Block:
 class Driven:
     """Hand the task's loop to a driver that runs it in closed form (the transmit path's send loop).
 
-    The task keeps its CPU for good; the machine calls ``attach(cpu)`` whenever the task gets a CPU
-    and ``detach(cpu)`` whenever it loses it (preemption).
+    The machine calls ``attach(cpu)`` whenever the task gets a CPU and ``detach(cpu)`` whenever it
+    loses it (preemption, or sleeping through ``Machine.block_driven``). A driver whose loop has
+    sections the kernel runs with preemption off (``dev_queue_xmit`` with bottom halves disabled)
+    passes ``preemptible``: while it returns False the machine leaves ``need_resched`` set, calls
+    ``resched(cpu)`` to tell the driver, and the driver calls ``Machine.preempt_point`` once it is
+    back at a point where the kernel reschedules (the return from a system call).
     """
 
     attach: Callable[[int], None]
     detach: Callable[[int], None]
+    preemptible: Callable[[int], bool] | None = None
+    resched: Callable[[int], None] | None = None
 
 
 Action = Compute | SchedYield | Nanosleep | Spin | Wait | Signal | Block | Driven

@@ -113,10 +113,12 @@ class NetSpec:
 class QdiscSpec:
     exit_rule: str = _spec(
         "time",
-        "__qdisc_run exit: time (3.0-rc4: need_resched or a jiffy) or quota (3.1+)",
-        choices=("time", "quota"),
+        "__qdisc_run exit: time (3.0-rc4: need_resched or the next jiffy), quota+jiffy (jamal's patch "
+        "as posted: weight_p packets, need_resched or the next jiffy) or quota (3.1: weight_p packets "
+        "or need_resched)",
+        choices=("time", "quota+jiffy", "quota"),
     )
-    weight_p: int = _spec(64, "the dequeue quota in packets (3.1+)", 1, 100_000)
+    weight_p: int = _spec(64, "the dequeue quota in packets (quota+jiffy and quota)", 1, 100_000)
     bands: int = _spec(3, "prio bands", 2, 16)
     priomap: tuple[int, ...] = _spec(
         (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
@@ -125,32 +127,61 @@ class QdiscSpec:
         items="band numbers, each below qdisc.bands",
     )
     limit: int = _spec(1000, "pfifo limit per band (the device's tx_queue_len)", 1, 100_000)
-    per_packet: bool = _spec(False, "reference mode: one event per packet instead of closed-form tenures")
+    per_packet: bool = _spec(
+        False, "reference mode: every step of every packet is an event (no closed form between change points)"
+    )
 
 
 @dataclass(frozen=True)
 class XmitSpec:
-    packet_bytes: int = _spec(1500, "IP packet size of the senders", 64, 9000)
-    user_ns: int = _spec(1_000, "a sender's work per packet before dev_queue_xmit", 1, 10_000_000)
-    enq_ns: int = _spec(150, "enqueue under the root lock", 1, 1_000_000)
-    deq_ns: int = _spec(150, "dequeue under the root lock", 1, 1_000_000)
-    drv_ns: int = _spec(300, "driver transmit with the root lock released", 1, 1_000_000)
-    lock_ns: int = _spec(50, "a lock moving between CPUs", 0, 1_000_000)
-    wake_ns: int = _spec(5_000, "a blocked sender woken by a TX completion, until it runs", 0, 10_000_000)
-    clean_ns: int = _spec(100, "NAPI TX clean per descriptor", 0, 1_000_000)
-    jitter: float = _spec(0.05, "relative spread of per-tenure costs (seeded RNG)", 0.0, 0.5)
-    busylock: str = _spec(
-        "saturated",
-        "contended senders: saturated (back on busylock in time) or timed (user_ns away after each enqueue)",
-        choices=("saturated", "timed"),
+    packet_bytes: int = _spec(1500, "IP packet size of the senders' UDP datagrams", 64, 9000)
+    user_ns: int = _spec(
+        1_000, "a sender's CPU per packet in sendto() before dev_queue_xmit (syscall, skb, copy, UDP/IP)",
+        1, 10_000_000,
+    )  # fmt: skip
+    user_jitter: float = _spec(0.0, "relative spread of each packet's user_ns (seeded RNG)", 0.0, 1.0)
+    enq_ns: int = _spec(150, "enqueue under the root lock (prio classify + pfifo)", 1, 1_000_000)
+    deq_ns: int = _spec(150, "dequeue_skb() under the root lock", 1, 1_000_000)
+    drv_ns: int = _spec(
+        600, "NIC: dev_hard_start_xmit() + ixgbe_xmit_frame(), root lock released", 1, 1_000_000
     )
-    user_jitter: float = _spec(
-        0.0, "timed busylock: relative spread of each packet's user_ns (seeded RNG)", 0.0, 1.0
+    dummy_ns: int = _spec(250, "dummy device: dev_hard_start_xmit() + dummy_xmit() (kfree_skb)", 1, 1_000_000)
+    lock_ns: int = _spec(80, "a spinlock's cache line moving to another CPU", 0, 1_000_000)
+    tx_action_ns: int = _spec(150, "one net_tx_action() pass: the output queue and the trylock", 1, 1_000_000)
+    ttwu_ns: int = _spec(
+        1_000, "try_to_wake_up() of a sleeping sender, charged to the CPU that frees its skb", 0, 1_000_000
     )
-    sndbuf_pkts: int = _spec(54, "a sender's socket send buffer, in packets", 1, 100_000)
-    tx_ring: int = _spec(512, "NIC TX ring descriptors", 16, 65_536)
-    tx_stop_free: int = _spec(22, "the driver stops the queue below this many free descriptors", 1, 1024)
-    tx_wake_free: int = _spec(44, "and wakes it when a clean leaves this many", 1, 4096)
+    irq_ns: int = _spec(1_500, "NIC: a TX vector's hard interrupt (napi_schedule)", 0, 1_000_000)
+    clean_ns: int = _spec(150, "NIC: ixgbe_clean_tx_irq() per packet, in NAPI", 0, 1_000_000)
+    jitter: float = _spec(
+        0.05, "relative spread of the NIC's interrupt throttle interval (seeded RNG)", 0.0, 0.5
+    )
+    sndbuf_bytes: int = _spec(
+        124_928, "a sender's socket send buffer, sk_sndbuf (3.0 x86-64 wmem_default)", 4_608, 16_777_216
+    )
+    tx_ring: int = _spec(512, "NIC: descriptors per TX ring (IXGBE_DEFAULT_TXD; 2 per packet)", 64, 65_536)
+    tx_stop_free: int = _spec(20, "NIC: a ring stops below this many free descriptors (DESC_NEEDED)", 1, 1024)
+    tx_wake_free: int = _spec(
+        40, "NIC: a clean wakes a stopped ring at this many free descriptors (TX_WAKE_THRESHOLD)", 1, 4096
+    )
+    tx_queues: str = _spec(
+        "per_cpu",
+        "NIC: per_cpu (3.0 ixgbe_select_queue: the sending CPU's ring) or single (one TX ring)",
+        choices=("per_cpu", "single"),
+    )
+    spinlock: str = _spec(
+        "ticket", "root lock and busylock: ticket (x86 FIFO, 2.6.25+) or tas (unfair test-and-set)",
+        choices=("ticket", "tas"),
+    )  # fmt: skip
+    softirq_restart: int = _spec(
+        10, "__do_softirq passes before ksoftirqd takes the rest (MAX_SOFTIRQ_RESTART)", 1, 1_000
+    )
+    orphan: str = _spec(
+        "xmit",
+        "when sock_wfree gives a sender its socket memory back: xmit (3.0 skb_orphan_try, by the "
+        "dequeuer) or completion (after the NIC's TX clean, as from 3.5)",
+        choices=("xmit", "completion"),
+    )
 
 
 @dataclass(frozen=True)
@@ -411,6 +442,10 @@ def check_consistent(sc: Scenario, where: str = "") -> None:
                 f"{at}tasks.count = {t.count} (task {shown(t.name)}): {t.count} senders from CPU {first} "
                 f"need {first + t.count} CPUs; machine.cpus = {cpus}"
             )
+    if sc.iperf.enabled and any(t.kind == "sender" for t in sc.tasks):
+        raise ScenarioError(
+            f"{at}iperf.enabled = true with sender tasks: each drives the NIC; allowed one of them"
+        )
     if sc.iperf.enabled and sc.iperf.cpu >= cpus:
         raise ScenarioError(f"{at}iperf.cpu = {sc.iperf.cpu}; allowed -1..{cpus - 1} (machine.cpus = {cpus})")
     _check_thread_names(sc, at)

@@ -26,8 +26,10 @@ from model.machine import Machine
 from model.metrics import Series, bandwidth_mbps, jain_index, rate_per_s, seconds, share
 from model.net.prio import PrioQdisc
 from model.net.rx import NicRx, RxConfig, RxSocket
+from model.net.sockets import udp_truesize
 from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
-from model.net.txpath import NicConfig, TxCosts, TxPath
+from model.net.txconfig import EXIT_RULES, TxConfig, TxCosts
+from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
 from model.net.wire import frame_ns
 from model.observe import cpu_views, task_views
@@ -39,7 +41,7 @@ from model.stops import StopRule, run_until_stop
 from model.task import Task
 from model.workloads.generic import spawn_tasks
 from model.workloads.iperf import Iperf, IperfServer
-from model.workloads.sender import sender_program
+from model.workloads.sender import ksoftirqd_program, sender_program
 
 __all__ = ["LIVE_KEYS", "CpuView", "SetTunable", "Simulation", "Snapshot", "TaskView"]
 
@@ -48,7 +50,7 @@ DEFAULT_SAMPLE_NS = 100_000_000
 # Settings that apply mid-run, with their allowed values; everything else restarts the run.
 LIVE_KEYS: dict[str, tuple[int, ...] | tuple[str, ...] | range] = {
     **{f"sched.{key}": t.allowed() for key, t in TUNABLES.items() if t.live},
-    "qdisc.exit_rule": ("time", "quota"),
+    "qdisc.exit_rule": EXIT_RULES,
     "qdisc.weight_p": range(1, 100_001),
 }
 
@@ -150,44 +152,50 @@ class Simulation:
             self.qdisc = PrioQdisc(sc.qdisc.bands, sc.qdisc.priomap, sc.qdisc.limit)
         except ValueError as exc:
             raise ScenarioError(f"qdisc: {exc}") from None
-        x, net = sc.xmit, sc.net
-        wire_ns = frame_ns(x.packet_bytes, net.link_mbps)
-        nic = NicConfig(
-            net.device,
-            x.tx_ring,
-            x.tx_stop_free,
-            x.tx_wake_free,
-            wire_ns,
-            NSEC_PER_SEC // net.itr_per_s,
-            net.irq_cpus,
-        )
+        self.txpath = TxPath(self.machine, self.qdisc, self._tx_config(), self.rng)
+        for cpu in range(sc.machine.cpus):
+            self.machine.spawn(f"ksoftirqd/{cpu}", ksoftirqd_program(self.txpath), 0, cpu, role="ksoftirqd")
+
+    def _tx_config(self) -> TxConfig:
+        sc = self.scenario
+        x, net, qd = sc.xmit, sc.net, sc.qdisc
         costs = TxCosts(
-            x.user_ns,
-            x.enq_ns,
-            x.deq_ns,
-            x.drv_ns,
-            x.lock_ns,
-            x.wake_ns,
-            x.clean_ns,
-            x.jitter,
-            x.busylock == "timed",
-            x.user_jitter,
+            user_ns=x.user_ns,
+            enq_ns=x.enq_ns,
+            deq_ns=x.deq_ns,
+            drv_ns=x.drv_ns,
+            dummy_ns=x.dummy_ns,
+            lock_ns=x.lock_ns,
+            tx_action_ns=x.tx_action_ns,
+            ttwu_ns=x.ttwu_ns,
+            irq_ns=x.irq_ns,
+            clean_ns=x.clean_ns,
+            user_jitter=x.user_jitter,
+            jitter=x.jitter,
         )
-        self.txpath = TxPath(
-            self.machine,
-            self.qdisc,
-            costs,
-            nic,
-            sc.qdisc.exit_rule,
-            sc.qdisc.weight_p,
-            self.rng,
-            sc.qdisc.per_packet,
+        return TxConfig(
+            costs=costs,
+            exit_rule=qd.exit_rule,
+            weight_p=qd.weight_p,
+            device=net.device,
+            per_cpu_rings=x.tx_queues == "per_cpu",
+            ring_size=x.tx_ring,
+            stop_free=x.tx_stop_free,
+            wake_free=x.tx_wake_free,
+            wire_ns=frame_ns(x.packet_bytes, net.link_mbps),
+            itr_ns=NSEC_PER_SEC // net.itr_per_s,
+            irq_cpus=net.irq_cpus,
+            sndbuf_bytes=x.sndbuf_bytes,
+            truesize=udp_truesize(x.packet_bytes),
+            spinlock=x.spinlock,
+            max_softirq_restart=x.softirq_restart,
+            orphan=x.orphan,
+            per_packet=qd.per_packet,
         )
 
     def _sender(self, spec: TaskSpec) -> Callable[[Task], Program]:
         assert self.txpath is not None and self.qdisc is not None
-        band = self.qdisc.band_for_priority(spec.priority)
-        return sender_program(self.txpath, band, self.scenario.xmit.sndbuf_pkts)
+        return sender_program(self.txpath, self.qdisc.band_for_priority(spec.priority))
 
     def _probes(self) -> dict[str, Any]:
         probes: dict[str, Any] = {"acked_bytes": self.acked_bytes}
@@ -285,8 +293,7 @@ class Simulation:
         """The CPU holding the qdisc's dequeuer role now, -1 when none (or without a transmit path)."""
         if self.txpath is None:
             return -1
-        self.txpath.settle()
-        return self.txpath.d
+        return self.txpath.dequeuer_cpu()
 
     def step_event(self) -> Snapshot:
         """Run exactly up to and including the next event."""
@@ -411,18 +418,30 @@ class Simulation:
         if tx is None or q is None:
             return {}
         st = q.stats()
+        counts = tx.c.per_cpu_dequeued
+        exits = sum(tx.c.exit_reasons.values())
         return {
             "qdisc": {
                 "enqueued": st.enqueued,
                 "dequeued": st.dequeued,
                 "dropped": st.dropped,
                 "requeues": tx.c.requeues,
+                "empty_runs": tx.c.empty_runs,
+                "tx_action_trylock_failed": tx.c.tx_action_trylock_failed,
+                "ksoftirqd_wakeups": tx.c.ksoftirqd_wakeups,
+                "ring_stops": tx.c.ring_stops,
+                "ring_wakes": tx.c.ring_wakes,
+                "sender_sleeps": tx.c.sender_sleeps,
+                "interrupts": tx.c.interrupts,
                 "backlog": st.backlog,
                 "bands": [{"sent": b.sent, "dropped": b.dropped, "backlog": b.backlog} for b in st.bands],
                 "per_cpu_dequeued": list(tx.c.per_cpu_dequeued),
                 "per_cpu_runs": list(tx.c.per_cpu_runs),
                 "runs": tx.c.runs,
                 "exit_reasons": dict(tx.c.exit_reasons),
+                # Each reason's share of all __qdisc_run exits (jamal counted why the loop stopped).
+                "exit_shares": {k: round(v / max(exits, 1), 4) for k, v in tx.c.exit_reasons.items()},
+                "max_min": round(max(counts) / max(min(counts), 1), 2),
             },
             "fairness_jain": jain_index(tx.c.per_cpu_dequeued),
         }

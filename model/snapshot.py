@@ -164,6 +164,7 @@ class TenureRecord:
     dur_ns: int
     packets: int
     exit_reason: str
+    context: str = ""  # who ran the loop: a sender's dev_queue_xmit, net_tx_action, ksoftirqd
 
 
 TraceRecord = SwitchRecord | WakeRecord | IrqRecord | YieldRecord | CommandRecord | TenureRecord
@@ -304,7 +305,7 @@ class BandView:
 
 @dataclass(frozen=True, slots=True)
 class QdiscView:
-    kind: str  # "prio"
+    kind: str  # the qdisc.kind: "prio" or "pfifo_fast"
     bands: tuple[BandView, ...]
     enqueued: int
     dequeued: int
@@ -315,17 +316,20 @@ class QdiscView:
     per_cpu_enqueued: tuple[int, ...]
     dequeuer_cpu: int  # owner of the RUNNING bit, -1 when nobody dequeues
     busylock_owner: int  # -1 when free
-    busylock_waiters: tuple[int, ...]  # CPUs spinning on busylock, in arrival order
+    busylock_waiters: tuple[int, ...]  # CPUs spinning on busylock behind its holder, in ticket order
     root_lock_owner: int  # -1 when free
-    exit_rule: str  # "time" (3.0) or "quota" (3.1+)
+    exit_rule: str  # "time" (3.0), "quota+jiffy" (jamal's patch) or "quota" (3.1+)
     weight_p: int
-    runs: int  # dequeuer tenures so far
+    runs: int  # __qdisc_run() calls so far
     exit_reasons: tuple[tuple[str, int], ...]  # quota, need_resched, jiffy, empty, tx_busy
     device: str  # "dummy" or "nic"
-    tx_ring_used: int
-    tx_ring_size: int
-    device_stopped: bool
+    tx_ring_used: int  # descriptors in use, over all TX rings
+    tx_ring_size: int  # descriptors, over all TX rings (0 for dummy)
+    device_stopped: bool  # some TX ring is stopped
     fairness_jain: float
+    ring_used: tuple[int, ...] = ()  # per TX ring: descriptors in use
+    ring_stopped: tuple[bool, ...] = ()  # per TX ring: stopped (XOFF)
+    ksoftirqd_wakeups: int = 0
 
 
 # ---- the machine now ---------------------------------------------------------------------------------

@@ -67,18 +67,22 @@ class DequeuerChanges:
 
     def __init__(self) -> None:
         self.holder = -1
+        self.ended = False  # a tenure ended since the role was last seen held
 
     def begin(self, ctx: StopContext) -> None:
         self.holder = ctx.dequeuer_cpu()
+        self.ended = False
 
     def hit(self, records: Sequence[TraceRecord], ctx: StopContext) -> bool:
-        if not any(isinstance(r, TenureRecord) for r in records) and self.holder >= 0:
-            return False  # the role changes hands only when a tenure ends
+        if any(isinstance(r, TenureRecord) for r in records):
+            self.ended = True
+        if not self.ended and self.holder >= 0:
+            return False  # the role changes hands only after a tenure ends
         now = ctx.dequeuer_cpu()
         if now < 0:
-            return False
+            return False  # qdisc_run_end() cleared RUNNING; the next qdisc_run_begin() may be later
         changed = self.holder >= 0 and now != self.holder
-        self.holder = now
+        self.holder, self.ended = now, False
         return changed
 
 

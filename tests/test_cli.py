@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from model.cli import main
+from model.keyspec import KeySpec, allowed_text
+from model.scenario import section_specs
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -67,7 +70,7 @@ def test_run_json_for_the_qdisc_story(capsys: pytest.CaptureFixture[str]) -> Non
         (["run", "cfs-yield-2007", "--set", "sched.compat_yield=2"], "one of 0, 1"),
         (["run", "cfs-yield-2007", "--set", "nonsense"], "KEY=VALUE"),
         (["run", "cfs-yield-2007", "--duration", "x"], "invalid float"),
-        (["run", "qdisc-fairness-2011", "--set", "qdisc.exit_rule=jiffies"], "time, quota"),
+        (["run", "qdisc-fairness-2011", "--set", "qdisc.exit_rule=jiffies"], "time, quota+jiffy, quota"),
         (["frobnicate"], "invalid choice"),
     ],
 )
@@ -110,6 +113,25 @@ def test_the_readme_example_scenario_runs(capsys: pytest.CaptureFixture[str], tm
     code, out, err = run(capsys, "run", str(path), "--duration", "0.2", "--json")
     assert code == 0, err
     assert set(json.loads(out)["threads"]) == {"hog", "niced", "poller", "maker"}
+
+
+def _readme_row(spec: KeySpec) -> str:
+    value = spec.default
+    if isinstance(value, bool):
+        shown = "`true`" if value else "`false`"
+    elif isinstance(value, tuple):
+        shown = "`[" + ", ".join(str(v) for v in value) + "]`"
+    else:
+        shown = "(empty)" if value == "" else f"`{value}`"
+    return f"| `{spec.key}` | {shown} | {allowed_text(spec)} | {spec.doc} |"
+
+
+@pytest.mark.parametrize("section", ["qdisc", "xmit"])
+def test_the_readme_key_table_of_the_transmit_path_is_the_specs(section: str) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    documented = [line for line in readme.splitlines() if re.match(rf"\| `{section}\.\w+` \|", line)]
+    expected = [_readme_row(spec) for spec in section_specs(section).values()]
+    assert documented == expected, f"README's {section}.* rows differ from model/scenario.py's specs"
 
 
 def test_csv_replaces_the_file_only_when_complete(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

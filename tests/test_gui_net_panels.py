@@ -220,6 +220,21 @@ def test_fifo_blocks_colour_each_block_by_its_main_sender() -> None:
     assert sum(n for _cpu, n in qg.fifo_blocks(runs, 40, 5)) == 40
 
 
+def test_the_device_shows_each_tx_ring_and_which_are_stopped() -> None:
+    # 3.0 ixgbe: one ring per sending CPU; a ring that stops is named, the others keep their fill
+    q = dataclasses.replace(
+        fake_qdisc(stopped=True), ring_used=(64, 128, 128, 32), ring_stopped=(False, True, False, False)
+    )
+    assert qg.ring_fill(q) == [(0.5, False), (1.0, True), (1.0, False), (0.25, False)]
+    assert qg.stopped_rings_text(q) == "ring 1 full"
+    both = dataclasses.replace(q, ring_stopped=(False, True, True, False))
+    assert qg.stopped_rings_text(both) == "rings 1, 2 full"
+    assert qg.stopped_rings_text(dataclasses.replace(q, ring_stopped=(False,) * 4)) == ""
+    whole = fake_qdisc(stopped=True)  # no per-ring detail: the device as one ring
+    assert qg.ring_fill(whole) == [(480 / 512, True)]
+    assert qg.stopped_rings_text(whole) == "ring full"
+
+
 def test_busylock_line_leaves_out_its_holder() -> None:
     q = dataclasses.replace(fake_qdisc(dequeuer=0), busylock_owner=3, busylock_waiters=(3, 2, 1))
     assert qg.busylock_line(q) == [2, 1]
@@ -237,6 +252,7 @@ def test_cpu_roles_in_plain_words() -> None:
     ]
     assert qg.exit_rule_text("time", 64) == "3.0-rc4: until need_resched or the next jiffy"
     assert qg.exit_rule_text("quota", 64) == "3.1+: 64-packet quota (weight_p)"
+    assert qg.exit_rule_text("quota+jiffy", 64).startswith("jamal's patch: 64 packets")
     assert [qg.fmt_count(n) for n in (12, 43_105, 431_058, 21_853_354)] == [
         "12",
         "43.1 k",

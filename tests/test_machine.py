@@ -152,3 +152,97 @@ def test_a_global_run_queue_keeps_every_cpu_busy() -> None:
         m.spawn(f"hog{i}", hog)
     m.run_until(200 * MS)
     assert all(cpu.task_ns > 0.99 * 200 * MS for cpu in m.cpus)
+
+
+def cpu_books(m: Machine, cpu_index: int = 0) -> tuple[int, int, int, int]:
+    """(task, hardirq, softirq, idle) of one CPU up to now."""
+    cpu = m.cpus[cpu_index]
+    hard, soft = m.irq_ns(cpu)
+    return cpu.task_ns, hard, soft, m.idle_ns(cpu)
+
+
+def test_queued_interrupts_are_charged_in_order_and_never_negative() -> None:
+    # A second interrupt raised during the first runs after it: each part counts only once it is past.
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000))
+    m.spawn("w", hog)
+    m.run_until(100_000)
+    m.raise_irq(0, 10_000, 40_000, lambda _arg: None, None)
+    m.raise_irq(0, 5_000, 1_000, lambda _arg: None, None)
+    seen = []
+    for t in (100_000, 105_000, 130_000, 150_000, 153_000, 156_000, 200_000):
+        m.run_until(t)
+        seen.append(cpu_books(m)[1:3])
+    assert seen == [(0, 0), (5_000, 0), (10_000, 20_000), (10_000, 40_000), (13_000, 40_000),
+                    (15_000, 41_000), (15_000, 41_000)]  # fmt: skip
+    assert sum(cpu_books(m)) == 200_000
+
+
+def test_an_idle_cpu_counts_idle_time_and_interrupts_on_it() -> None:
+    m = Machine(2, 1000, RoundRobinPolicy(2, 1000))
+
+    def short(task: Task):  # type: ignore[no-untyped-def]
+        yield Compute(1 * MS)
+
+    m.spawn("w", short, cpu=0)
+    m.run_until(2 * MS)
+    m.raise_irq(1, 20_000, 30_000, lambda _arg: None, None)
+    m.run_until(3 * MS)
+    assert cpu_books(m, 0) == (1 * MS, 0, 0, 2 * MS)
+    assert cpu_books(m, 1) == (0, 20_000, 30_000, 3 * MS - 50_000)
+
+
+def test_open_interrupt_contexts_nest_freeze_the_task_and_keep_the_books() -> None:
+    from model.machine import IRQ_HARD, IRQ_SOFT
+
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000))
+    done: list[int] = []
+
+    def worker(task: Task):  # type: ignore[no-untyped-def]
+        yield Compute(1 * MS)
+        done.append(m.now_ns)
+
+    m.spawn("w", worker)
+    m.run_until(100_000)
+    m.irq_enter(0, IRQ_SOFT)
+    m.run_until(130_000)
+    m.irq_enter(0, IRQ_HARD)
+    m.run_until(135_000)
+    assert cpu_books(m) == (100_000, 5_000, 30_000, 0)
+    m.irq_exit(0)
+    m.run_until(150_000)
+    m.irq_exit(0)
+    m.run_until(5 * MS)
+    assert done == [1 * MS + 50_000]
+    assert cpu_books(m) == (1 * MS, 5_000, 45_000, 5 * MS - 1 * MS - 50_000)
+
+
+def test_a_driven_task_is_not_preempted_where_it_says_so_and_can_sleep() -> None:
+    from model.actions import Driven
+
+    m = Machine(1, 1000, RoundRobinPolicy(1, 1000, slice_ticks=1))
+    calls: list[tuple[str, int]] = []
+    state = {"preemptible": False}
+
+    def driven(task: Task):  # type: ignore[no-untyped-def]
+        yield Driven(
+            lambda cpu: calls.append(("attach", m.now_ns)),
+            lambda cpu: calls.append(("detach", m.now_ns)),
+            preemptible=lambda cpu: state["preemptible"],
+            resched=lambda cpu: calls.append(("resched", m.now_ns)),
+        )
+
+    m.spawn("d", driven)
+    m.spawn("hog", hog)
+    m.run_until(2_500_000)
+    # The tick at 1 ms asks for a switch: the driver is told, keeps the CPU, and switches at its point.
+    assert calls[:2] == [("attach", 0), ("resched", 1 * MS)]
+    assert m.cpus[0].curr is m.tasks[0] and m.cpus[0].need_resched
+    state["preemptible"] = True
+    m.preempt_point(0)
+    assert calls[-1] == ("detach", 2_500_000) and m.cpus[0].curr is m.tasks[1]
+    m.run_until(3_500_000)  # the hog's slice ends: the driven task is back
+    assert calls[-1] == ("attach", 3 * MS)
+    m.block_driven(0)
+    assert m.tasks[0].state.name == "SLEEPING" and m.cpus[0].curr is m.tasks[1]
+    m.wake(m.tasks[0])
+    assert m.tasks[0].state.name == "RUNNABLE"

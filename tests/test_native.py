@@ -38,9 +38,13 @@ CASES = {
     "2007 eevdf sched_yield": ["cfs-yield-2007", "--duration", "1", "--set", "sched.policy=eevdf"],
     "2009 cfs-2.6.24": ["bfs-saturated-2009", "--duration", "0.5"],
     "2011 time": ["qdisc-fairness-2011", "--duration", "0.05", "--set", "qdisc.exit_rule=time"],
-    "2011 quota, timed busylock": [
-        "qdisc-fairness-2011", "--duration", "0.05", "--set", "qdisc.exit_rule=quota",
-        "--set", "xmit.busylock=timed", "--set", "xmit.user_jitter=0.3",
+    "2011 quota+jiffy, dummy": [
+        "qdisc-fairness-2011", "--duration", "0.05", "--set", "qdisc.exit_rule=quota+jiffy",
+        "--set", "net.device=dummy",
+    ],
+    "2011 quota, per-packet reference": [
+        "qdisc-fairness-2011", "--duration", "0.02", "--set", "qdisc.exit_rule=quota",
+        "--set", "qdisc.per_packet=true",
     ],
     "playground": ["yield-playground", "--duration", "0.5", "--seed", "7"],
 }  # fmt: skip

@@ -223,4 +223,8 @@ def test_records_and_fields_it_does_not_know_still_come_out() -> None:
     tenure = TenureRecord(1_000, 2, 500, 9, "quota")
     builder.records((tenure,))
     (closed,) = builder.finish(sim.snapshot())[-1:]
-    assert closed["name"] == "dequeue" and closed["args"] == {"packets": 9, "exit_reason": "quota"}
+    assert closed["name"] == "dequeue" and closed["args"] == {
+        "packets": 9,
+        "exit_reason": "quota",
+        "context": "",
+    }

@@ -27,6 +27,8 @@ def fmt_count(n: int) -> str:
 def exit_rule_text(rule: str, weight_p: int) -> str:
     if rule == "time":
         return "3.0-rc4: until need_resched or the next jiffy"
+    if rule == "quota+jiffy":
+        return f"jamal's patch: {weight_p} packets, need_resched or the next jiffy"
     return f"3.1+: {weight_p}-packet quota (weight_p)"
 
 
@@ -42,6 +44,26 @@ def cpu_role(q: QdiscView, cpu: int) -> tuple[str, str, str]:
     if cpu in line:
         return "spinning", f"spinning #{line.index(cpu) + 1}", "waits in the busylock line"
     return "sending", "sending", "runs its packet sender"
+
+
+def ring_fill(q: QdiscView) -> list[tuple[float, bool]]:
+    """Each TX ring's (fraction of descriptors in use, stopped): one per ring of 3.0 ixgbe's per-CPU
+    rings, or the device as one ring when the view has no per-ring detail."""
+    if q.ring_used:
+        per_ring = q.tx_ring_size / len(q.ring_used)
+        stopped = q.ring_stopped or (False,) * len(q.ring_used)
+        return [(min(used / per_ring, 1.0), s) for used, s in zip(q.ring_used, stopped, strict=True)]
+    return [(min(q.tx_ring_used / q.tx_ring_size, 1.0) if q.tx_ring_size else 0.0, q.device_stopped)]
+
+
+def stopped_rings_text(q: QdiscView) -> str:
+    """Which TX rings are stopped, in a few words ("ring 1 full", "rings 1, 2 full"); "" for none."""
+    if not q.ring_stopped:
+        return "ring full" if q.device_stopped else ""
+    full = [str(i) for i, s in enumerate(q.ring_stopped) if s]
+    if not full:
+        return ""
+    return f"ring{'s' if len(full) > 1 else ''} {', '.join(full)} full"
 
 
 def busylock_line(q: QdiscView) -> list[int]:

@@ -46,6 +46,7 @@ IPERF_LABELS = {
 }
 EXIT_RULE_LABELS = {
     "time": "time: need_resched or jiffy (3.0)",
+    "quota+jiffy": "quota+jiffy: jamal's patch as posted",
     "quota": "quota: weight_p packets (3.1)",
 }
 MISSING_REASON = {

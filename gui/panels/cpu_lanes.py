@@ -98,6 +98,9 @@ def code_brush(code: int) -> QBrush:
 # ---- the panel ------------------------------------------------------------------------------------
 
 
+PER_CPU_THREADS = ("ksoftirqd/",)  # bound to one CPU each: not counted against the lanes
+
+
 class CpuLanesPanel(SnapshotPanel):
     """One lane per CPU: the task running now, need_resched, the dequeuer token, and a Gantt strip."""
 
@@ -290,7 +293,9 @@ class CpuLanesPanel(SnapshotPanel):
             states += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
         tasks: list[tuple[str, int | None]] = [(n, t) for t, n in sorted(self._names.items())]
         widths = sum(28 + fm.horizontalAdvance(text) + 18 for text, _ in (*tasks, *states))
-        if widths > self.lw() - 2 * PAD and len(tasks) <= len(self.lanes):
+        # per-CPU kernel threads (ksoftirqd/N) run on their own lane only, whose head names them
+        senders = [t for t in tasks if not t[0].startswith(PER_CPU_THREADS)]
+        if widths > self.lw() - 2 * PAD and len(senders) <= len(self.lanes):
             tasks = []
         entries = tasks + states
         x, y, out = float(PAD), float(PAD), []

@@ -39,6 +39,8 @@ from gui.draw.qdisc_geometry import (
     fmt_count,
     packets_per_block,
     qdisc_layout,
+    ring_fill,
+    stopped_rings_text,
     token_target,
 )
 from gui.panels.base import SnapshotPanel
@@ -203,13 +205,20 @@ class QdiscPanel(SnapshotPanel):
             ring = (
                 f"TX ring {q.tx_ring_used} of {q.tx_ring_size} slots used" if q.tx_ring_size else "no TX ring"
             )
-            stopped = "; the queue is stopped (ring full)" if q.device_stopped else ""
-            return f"{'dummy device' if q.device == 'dummy' else '10G NIC'}: {ring}{stopped}"
+            stopped = f"; stopped: {stopped_rings_text(q)}" if q.device_stopped else ""
+            rings = "\n".join(
+                f"ring {i} (cpu{i}'s packets): {used} used"
+                + (", stopped" if i < len(q.ring_stopped) and q.ring_stopped[i] else "")
+                for i, used in enumerate(q.ring_used)
+            )
+            name = "dummy device" if q.device == "dummy" else "10G NIC"
+            return f"{name}: {ring}{stopped}" + (f"\n{rings}" if len(q.ring_used) > 1 else "")
         if lay.footer and (_rect(lay.counters).contains(pos) or _rect(lay.reasons).contains(pos)):
             reasons = ", ".join(f"{k} {v}" for k, v in q.exit_reasons)
             return (
                 f"{q.enqueued} enqueued, {q.dequeued} dequeued, {q.dropped} dropped, {q.requeues} requeues; "
-                f"{q.runs} dequeuer runs ended by: {reasons}"
+                f"{q.runs} dequeuer runs ended by: {reasons}\n"
+                f"ksoftirqd woken {q.ksoftirqd_wakeups} times (softirqs left after __do_softirq's restarts)"
             )
         return ""
 
@@ -521,16 +530,24 @@ class QdiscPanel(SnapshotPanel):
         if short or q.tx_ring_size <= 0:
             return
         gauge = QRectF(rect.center().x() - 18, rect.y() + 54, 36, rect.height() - 130)
-        fill = gauge.height() * min(q.tx_ring_used / q.tx_ring_size, 1.0)
+        p.fillRect(gauge, palette.BACKGROUND)
+        rings = ring_fill(q)  # one column per TX ring (3.0 ixgbe: the sending CPU's own ring)
+        col_w = gauge.width() / len(rings)
+        for i, (share, ring_stopped) in enumerate(rings):
+            fill = gauge.height() * share
+            color = palette.VERMILLION if ring_stopped else palette.SKY_BLUE
+            p.fillRect(QRectF(gauge.x() + i * col_w, gauge.bottom() - fill, col_w, fill), color)
         p.setPen(QPen(palette.TEXT, 1.5))
-        p.setBrush(QBrush(palette.BACKGROUND))
+        p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRect(gauge)
-        p.fillRect(QRectF(gauge.x(), gauge.bottom() - fill, gauge.width(), fill), palette.SKY_BLUE)
+        for i in range(1, len(rings)):
+            x = gauge.x() + i * col_w
+            p.drawLine(QPointF(x, gauge.top()), QPointF(x, gauge.bottom()))
         self._label(
             p, QPointF(rect.center().x(), gauge.bottom() + 14), f"{q.tx_ring_used} / {q.tx_ring_size}"
         )
         if stopped:
-            for i, text in enumerate(("STOPPED", "ring full")):
+            for i, text in enumerate(("STOPPED", stopped_rings_text(q))):
                 self._label(p, QPointF(rect.center().x(), rect.bottom() - 42 + 20 * i), text, "bold", True)
 
     def _label(

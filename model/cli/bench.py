@@ -1,8 +1,8 @@
 """``schedlab bench``: how fast the model runs, as numbers printed per shipped scenario.
 
-Rows: the 2007 story under every policy and ``thread_rest`` build, the 2011 story under both exit
-rules, every other scenario once. Columns: simulated seconds, the fastest wall time of ``--repeat``
-runs, simulated seconds per wall second, events and packets per wall second.
+Rows: the 2007 story under every policy and ``thread_rest`` build, the 2011 story under each exit
+rule (time, quota+jiffy, quota), every other scenario once. Columns: simulated seconds, the fastest
+wall time of ``--repeat`` runs, simulated seconds per wall second, events and packets per wall second.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import argparse
 import model
 from model.cli.parser import UsageError
 from model.cli.runs import build_scenario, run_once
+from model.net.txconfig import EXIT_RULES
 from model.scenario import builtin_names, load_scenario, option_value
 from model.sched import POLICIES
 
@@ -29,7 +30,7 @@ def bench_variants() -> list[tuple[str, list[str]]]:
                 for rest in THREAD_REST_BUILDS:
                     variants.append((name, [f"sched.policy={policy}", f"iperf.thread_rest={rest}"]))
         elif any(t.kind == "sender" for t in sc.tasks):
-            variants += [(name, ["qdisc.exit_rule=time"]), (name, ["qdisc.exit_rule=quota"])]
+            variants += [(name, [f"qdisc.exit_rule={rule}"]) for rule in EXIT_RULES]
         else:
             variants.append((name, []))
     return variants

@@ -11,9 +11,19 @@
 Only the event queue moves the clock (``model.events``).
 """
 
-from model.machine.cpu import SPINNING, Cpu
+from model.machine.cpu import IRQ_HARD, IRQ_OPEN, IRQ_SOFT, SPINNING, Cpu
 from model.machine.programs import Machine
 from model.machine.switching import MAX_SYNC_DEPTH
 from model.machine.trace import TRACE_LIMIT, TraceLog
 
-__all__ = ["MAX_SYNC_DEPTH", "SPINNING", "TRACE_LIMIT", "Cpu", "Machine", "TraceLog"]
+__all__ = [
+    "IRQ_HARD",
+    "IRQ_OPEN",
+    "IRQ_SOFT",
+    "MAX_SYNC_DEPTH",
+    "SPINNING",
+    "TRACE_LIMIT",
+    "Cpu",
+    "Machine",
+    "TraceLog",
+]

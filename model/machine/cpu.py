@@ -26,6 +26,9 @@ SEG_SPIN_YIELD = 5  # spinning; at the end, a yield that may switch
 SEG_SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition true
 SEG_DRIVEN = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
 SPINNING = (SEG_SPIN, SEG_SPIN_YIELD)
+IRQ_HARD = 0  # kinds of an open-ended interrupt context (``Interrupts.irq_enter``)
+IRQ_SOFT = 1
+IRQ_OPEN = 1 << 60  # irq_until_ns while an open-ended context runs: "until irq_exit()" (an unboxed int)
 
 
 @dataclass(eq=False, slots=True)
@@ -37,10 +40,18 @@ class Cpu:
     gen: int = 0  # bumps to invalidate the pending segment end
     seg_start_ns: int = 0
     overhead_left_ns: int = 0
-    irq_until_ns: int = 0  # hard interrupt then softirq run until this instant
+    irq_until_ns: int = 0  # hard interrupt then softirq run until this instant (IRQ_OPEN: until irq_exit)
     hardirq_until_ns: int = 0
     irq_gen: int = 0
     irq_handlers: list[tuple[Callable[[Any], None], Any]] = field(default_factory=list)
+    # raise_irq() intervals (start, hard_end, end) not yet wholly past: their time is charged up front,
+    # and irq_ns() takes back the parts still to come. Queued interrupts run back to back.
+    irq_spans: list[tuple[int, int, int]] = field(default_factory=list)
+    # Open-ended contexts a driver entered with irq_enter() (IRQ_HARD / IRQ_SOFT), innermost last.
+    open_irq: list[int] = field(default_factory=list)
+    open_mark_ns: int = 0  # when the innermost open context's time was last charged
+    idle_ns: int = 0
+    idle_mark_ns: int = 0  # idle since this instant; -1 while the CPU runs a task or an interrupt
     tick_armed: bool = False
     kick_pending: bool = False
     # Accounting, in ns since the start of the run.
@@ -59,8 +70,8 @@ def charge(cpu: Cpu, now_ns: int, syscall_ns: int) -> None:
     elapsed = now_ns - cpu.seg_start_ns
     cpu.seg_start_ns = now_ns
     task = cpu.curr
-    if elapsed <= 0 or task is None or cpu.seg == SEG_NONE or cpu.seg == SEG_BEGIN:
-        return
+    if elapsed <= 0 or task is None or cpu.seg == SEG_NONE or cpu.seg == SEG_BEGIN or cpu.open_irq:
+        return  # nothing ran, or an open interrupt context runs over the task (its own account)
     task.exec_ns += elapsed
     cpu.task_ns += elapsed
     seg = cpu.seg
@@ -78,7 +89,22 @@ def charge(cpu: Cpu, now_ns: int, syscall_ns: int) -> None:
 
 def irq_ns(cpu: Cpu, now_ns: int) -> tuple[int, int]:
     """Hardirq and softirq time ``cpu`` has spent by ``now_ns`` (an interrupt in progress counts up to
-    now: ``raise_irq`` books an interrupt's whole cost when it is raised)."""
-    left = max(cpu.irq_until_ns - now_ns, 0)
-    hard_left = min(max(cpu.hardirq_until_ns - now_ns, 0), left)
-    return cpu.hardirq_ns - hard_left, cpu.softirq_ns - (left - hard_left)
+    now: ``raise_irq`` books an interrupt's whole cost when it is raised, and the parts of each charged
+    interval that lie after now are taken back; an open context counts since its last charge)."""
+    hard, soft = cpu.hardirq_ns, cpu.softirq_ns
+    for start, hard_end, end in cpu.irq_spans:
+        if end > now_ns:
+            hard -= max(hard_end - max(start, now_ns), 0)
+            soft -= end - max(hard_end, now_ns)
+    if cpu.open_irq:
+        if cpu.open_irq[-1] == IRQ_HARD:
+            hard += now_ns - cpu.open_mark_ns
+        else:
+            soft += now_ns - cpu.open_mark_ns
+    return hard, soft
+
+
+def idle_ns(cpu: Cpu, now_ns: int) -> int:
+    """Time ``cpu`` has spent with no task and no interrupt, up to ``now_ns``."""
+    mark = cpu.idle_mark_ns
+    return cpu.idle_ns + (now_ns - mark if mark >= 0 else 0)

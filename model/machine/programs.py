@@ -61,6 +61,24 @@ class Machine(Spinning):
                 self._account(cpu)
         return finished
 
+    # ---- what a driver (model.actions.Driven) asks of the machine -----------------------------------
+
+    def block_driven(self, cpu_index: int) -> None:
+        """The driven task on ``cpu_index`` goes to sleep (``wake()`` makes it runnable again)."""
+        cpu = self.cpus[cpu_index]
+        task = cpu.curr
+        if task is None or task.driven is None:
+            raise RuntimeError(f"block_driven: cpu{cpu_index} does not run a driven task")
+        if cpu.irq_until_ns > self.q.now_ns:
+            raise RuntimeError(f"block_driven: cpu{cpu_index} is in an interrupt, its task is not running")
+        self._schedule(cpu, blocking=True)
+
+    def preempt_point(self, cpu_index: int) -> None:
+        """The driven task on ``cpu_index`` reached a point where the kernel reschedules if asked to."""
+        cpu = self.cpus[cpu_index]
+        if cpu.need_resched and cpu.curr is not None and cpu.irq_until_ns <= self.q.now_ns:
+            self._schedule(cpu, blocking=False, voluntary=False)
+
     def _on_segment_end(self, arg: tuple[Cpu, int]) -> None:
         cpu, gen = arg
         if gen != cpu.gen:

@@ -35,6 +35,7 @@ class Sleeping(Switching):
         if self.tracing:
             self.trace.add(WakeRecord(now, target, task.tid))
         if cpu.curr is None:
+            cpu.need_resched = True  # 3.0 check_preempt_curr_idle(): resched_task(rq->idle)
             self._kick(cpu)
         elif policy.check_preempt_wakeup(target, task, now):
             cpu.need_resched = True

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from model.events import PRIO_TASK, PRIO_TICK, EventQueue
-from model.machine.cpu import SEG_BEGIN, SEG_DRIVEN, SEG_NONE, SPINNING, Cpu, charge, irq_ns
+from model.machine.cpu import SEG_BEGIN, SEG_DRIVEN, SEG_NONE, SPINNING, Cpu, charge, idle_ns, irq_ns
 from model.machine.trace import TraceLog
 from model.sched.base import NSEC_PER_SEC, SchedPolicy
 from model.snapshot import SwitchRecord, TraceRecord, YieldRecord
@@ -62,6 +62,21 @@ class Switching:
     def irq_ns(self, cpu: Cpu) -> tuple[int, int]:
         """Hardirq and softirq time ``cpu`` has spent so far (an interrupt in progress counts up to now)."""
         return irq_ns(cpu, self.q.now_ns)
+
+    def idle_ns(self, cpu: Cpu) -> int:
+        """Time ``cpu`` has spent with no task and no interrupt, up to now (task + hardirq + softirq +
+        idle = elapsed, on every CPU)."""
+        return idle_ns(cpu, self.q.now_ns)
+
+    def _idle_begin(self, cpu: Cpu) -> None:
+        if cpu.idle_mark_ns < 0 and cpu.curr is None and cpu.irq_until_ns <= self.q.now_ns:
+            cpu.idle_mark_ns = self.q.now_ns
+
+    def _idle_end(self, cpu: Cpu) -> None:
+        mark = cpu.idle_mark_ns
+        if mark >= 0:
+            cpu.idle_ns += self.q.now_ns - mark
+            cpu.idle_mark_ns = -1
 
     def record(self, record: TraceRecord) -> None:
         """Add a trace record; callers build one only ``if machine.tracing``."""
@@ -115,6 +130,8 @@ class Switching:
         cpu.need_resched = False
         if nxt is None and prev is None:
             return False
+        if prev is None:
+            self._idle_end(cpu)
         if nxt is prev and prev is not None:
             prev.state = RUNNING
             if arm_same:
@@ -131,6 +148,7 @@ class Switching:
             self.trace.add(SwitchRecord(now, cpu.index, nxt.tid if nxt else 0, prev.tid if prev else 0))
         if nxt is None:
             cpu.seg = SEG_NONE
+            self._idle_begin(cpu)
             return False
         nxt.state = RUNNING
         nxt.cpu = cpu.index
@@ -150,6 +168,16 @@ class Switching:
         return False
 
     def _preempt(self, cpu: Cpu) -> None:
+        task = cpu.curr
+        driven = task.driven if task is not None else None
+        if driven is not None and driven.preemptible is not None and not driven.preemptible(cpu.index):
+            # Preemption is off where the driver is (BH-disabled kernel code): it reschedules at its
+            # next preempt_point(); until then need_resched stays set.
+            if cpu.seg == SEG_BEGIN:
+                self._run(cpu)
+            if driven.resched is not None:
+                driven.resched(cpu.index)
+            return
         self._schedule(cpu, blocking=False, voluntary=False)
 
     def _sys_yield(self, cpu: Cpu) -> bool:

@@ -169,6 +169,11 @@ class Qdisc(Protocol):
         ...
 
     @property
+    def limit(self) -> int:
+        """The most packets one band holds (a band's tail drop starts there)."""
+        ...
+
+    @property
     def requeued(self) -> tuple[int, int] | None:
         """The packet in the requeue slot (gso_skb) as ``(flow_id, band)``, or None."""
         ...
@@ -187,6 +192,10 @@ class Qdisc(Protocol):
 
     def dequeue(self, n: int = 1) -> DequeueResult:
         """Take up to ``n`` packets in the qdisc's order (requeue slot first), stopping when empty."""
+        ...
+
+    def dequeue_bands(self, n: int) -> list[int]:
+        """``dequeue(n)`` that reports only the packets taken per band (the transmit path's hot path)."""
         ...
 
     def requeue(self, flow_id: int, band: int) -> None:

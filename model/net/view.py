@@ -1,4 +1,4 @@
-"""What the GUI sees of the transmit path: the prio qdisc's bands, the locks and the dequeuer role,
+"""What the GUI sees of the transmit path: the qdisc's bands, the locks, the dequeuer role, the device,
 built into the snapshot's types (``model.snapshot.QdiscView``)."""
 
 from __future__ import annotations
@@ -9,19 +9,18 @@ from model.metrics import jain_index
 from model.snapshot import BandView, QdiscView
 
 if TYPE_CHECKING:
-    from model.net.prio import PrioQdisc
+    from model.net.qdisc import Qdisc
     from model.net.txpath import TxPath
 
 
-def qdisc_view(tx: TxPath, q: PrioQdisc, ncpus: int) -> QdiscView:
+def qdisc_view(tx: TxPath, q: Qdisc, ncpus: int) -> QdiscView:
     """The transmit path and its qdisc as the GUI draws them."""
     st = q.stats()
     bands = tuple(
         BandView(b.band, b.backlog, q.limit, b.sent, b.dropped, tx.band_heads(b.band, 256)) for b in st.bands
     )
-    enq = [0] * ncpus
-    for cpu, s in tx.senders.items():
-        enq[cpu] = s.enqueued
+    nic = tx.nic
+    stopped = tx.ring_stopped()
     return QdiscView(
         kind=q.kind,
         bands=bands,
@@ -31,20 +30,23 @@ def qdisc_view(tx: TxPath, q: PrioQdisc, ncpus: int) -> QdiscView:
         requeues=tx.c.requeues,
         backlog=st.backlog,
         per_cpu_dequeued=tuple(tx.c.per_cpu_dequeued),
-        per_cpu_enqueued=tuple(enq),
-        dequeuer_cpu=tx.d,
-        busylock_owner=tx.fifo[0] if tx.fifo else -1,
+        per_cpu_enqueued=tuple(tx.enqueued[:ncpus]),
+        dequeuer_cpu=tx.dequeuer_cpu(),
+        busylock_owner=tx.busylock_cpu(),
         busylock_waiters=tx.busylock_waiters(),
-        root_lock_owner=tx.d,
+        root_lock_owner=tx.root_lock_cpu(),
         exit_rule=tx.exit_rule,
         weight_p=tx.weight_p,
         runs=tx.c.runs,
         exit_reasons=tuple(tx.c.exit_reasons.items()),
-        device=tx.nic.kind,
-        tx_ring_used=tx.ring.qlen,
-        tx_ring_size=tx.nic.ring if tx.nic.kind == "nic" else 0,
-        device_stopped=tx.stopped,
+        device="nic" if nic is not None else "dummy",
+        tx_ring_used=nic.used() if nic is not None else 0,
+        tx_ring_size=nic.size() if nic is not None else 0,
+        device_stopped=any(stopped),
         fairness_jain=jain_index(tx.c.per_cpu_dequeued),
+        ring_used=tx.ring_used(),
+        ring_stopped=stopped,
+        ksoftirqd_wakeups=tx.c.ksoftirqd_wakeups,
     )
 
 

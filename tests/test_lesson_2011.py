@@ -1,0 +1,79 @@
+"""Every claim the 2011 lesson (resources/lessons/qdisc-fairness-2011.md) makes about what the model
+shows, computed by running the model. The seed's figures appear in the lesson as quotations only;
+nothing here expects them.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from model.metrics import jain_index
+from model.scenario import load_scenario
+from model.simulation import Simulation
+from model.snapshot import TenureRecord
+
+MS = 1_000_000
+RUN_NS = 1_000 * MS  # long enough for the 3.0 rule's jiffy-long loops to average out
+
+
+@cache
+def summary(**sets: object) -> dict:  # type: ignore[type-arg]
+    overrides = {k.replace("__", "."): v for k, v in sets.items()}
+    sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides(overrides), trace="off")
+    sim.advance(RUN_NS)
+    return sim.summary()
+
+
+def counts(**sets: object) -> list[int]:
+    return list(summary(**sets)["qdisc"]["per_cpu_dequeued"])
+
+
+def test_under_3_0_the_two_cpus_without_nic_interrupts_do_nearly_all_the_dequeuing() -> None:
+    # "cpu0 and cpu3 each dequeue several times what cpu1 and cpu2 (the interrupt CPUs) do"
+    c = counts(qdisc__exit_rule="time")
+    assert load_scenario("qdisc-fairness-2011").net.irq_cpus == (1, 2)
+    assert min(c[0], c[3]) > 4 * max(c[1], c[2])
+
+
+def test_with_the_3_1_quota_the_four_counts_come_close() -> None:
+    # "with the quota the four bars come close (Jain above 0.95), cpu0 and cpu3 still a little ahead"
+    c = counts(qdisc__exit_rule="quota")
+    assert jain_index(c) > 0.95
+    assert min(c[0], c[3]) > max(c[1], c[2])
+
+
+def test_jamal_s_patch_as_posted_behaves_like_the_quota_on_the_nic() -> None:
+    posted, upstream = counts(qdisc__exit_rule="quota+jiffy"), counts(qdisc__exit_rule="quota")
+    assert abs(jain_index(posted) - jain_index(upstream)) < 0.03
+
+
+def test_under_3_0_most_loops_on_an_interrupt_cpu_end_when_its_rings_stop() -> None:
+    # "an interrupt CPU's own rings fill while it dequeues with bottom halves off: tx_busy"
+    sim = Simulation(load_scenario("qdisc-fairness-2011"), trace="full")
+    sim.advance(200 * MS)
+    irq = set(sim.scenario.net.irq_cpus)
+    ends = {True: [0, 0], False: [0, 0]}  # interrupt CPU? -> [tx_busy, jiffy] of loops that sent > 100
+    for r in sim.machine.trace.records:
+        if isinstance(r, TenureRecord) and r.packets > 100 and r.exit_reason in ("tx_busy", "jiffy"):
+            ends[r.cpu in irq][0 if r.exit_reason == "tx_busy" else 1] += 1
+    assert ends[True][0] > ends[True][1]
+    assert ends[False][1] > ends[False][0]
+
+
+def test_a_smaller_weight_p_is_fairer_on_the_nic() -> None:
+    # jamal: "The system could be made more fair if we reduce the weight_p"
+    small = jain_index(counts(qdisc__exit_rule="quota", qdisc__weight_p=8))
+    large = jain_index(counts(qdisc__exit_rule="quota", qdisc__weight_p=1024))
+    assert small > large
+
+
+def test_the_dummy_device_is_fair_under_every_rule_in_this_model() -> None:
+    # The lesson says so as a limit: without NIC interrupts the four CPUs are alike here.
+    for rule in ("time", "quota+jiffy", "quota"):
+        assert jain_index(counts(net__device="dummy", qdisc__exit_rule=rule)) > 0.95
+
+
+def test_on_the_dummy_device_nearly_every_exit_of_jamal_s_patch_is_the_quota() -> None:
+    shares = summary(net__device="dummy", qdisc__exit_rule="quota+jiffy")["qdisc"]["exit_shares"]
+    assert shares["quota"] > 0.9
+    assert shares["need_resched"] + shares["jiffy"] < 0.05
