@@ -21,6 +21,7 @@ from typing import Any
 from model import resource_root
 from model.keyspec import KeySpec, ScenarioError, allowed_text, check_table, coerce, shown, shown_path
 from model.keyspec import spec_field as _spec
+from model.net.qdiscs import QDISCS
 from model.scenario_file import read_scenario_text
 from model.sched import POLICIES, TUNABLES
 from model.script_steps import Script, parse_script
@@ -111,6 +112,12 @@ class NetSpec:
 
 @dataclass(frozen=True)
 class QdiscSpec:
+    kind: str = _spec(
+        "prio",
+        "the root qdisc: prio (sch_prio.c: bands, priomap and limit per band) or pfifo_fast (sch_generic.c, "
+        "the kernel's default: 3 fixed bands, the fixed priomap, one limit for all bands)",
+        choices=tuple(QDISCS),
+    )
     exit_rule: str = _spec(
         "time",
         "__qdisc_run exit: time (3.0-rc4: need_resched or the next jiffy), quota+jiffy (jamal's patch "
@@ -119,14 +126,16 @@ class QdiscSpec:
         choices=("time", "quota+jiffy", "quota"),
     )
     weight_p: int = _spec(64, "the dequeue quota in packets (quota+jiffy and quota)", 1, 100_000)
-    bands: int = _spec(3, "prio bands", 2, 16)
+    bands: int = _spec(3, "prio bands (pfifo_fast: 3, fixed)", 2, 16)
     priomap: tuple[int, ...] = _spec(
         (1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1),
-        "priority -> band (16 entries)",
+        "priority -> band (16 entries; pfifo_fast: fixed)",
         length=(16, 16),
         items="band numbers, each below qdisc.bands",
     )
-    limit: int = _spec(1000, "pfifo limit per band (the device's tx_queue_len)", 1, 100_000)
+    limit: int = _spec(
+        1000, "the device's tx_queue_len: prio's limit per band, pfifo_fast's for all bands", 1, 100_000
+    )
     per_packet: bool = _spec(
         False, "reference mode: every step of every packet is an event (no closed form between change points)"
     )

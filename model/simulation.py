@@ -24,7 +24,8 @@ from model.actions import Program
 from model.events import PRIO_SAMPLE
 from model.machine import Machine
 from model.metrics import Series, bandwidth_mbps, jain_index, rate_per_s, seconds, share
-from model.net.prio import PrioQdisc
+from model.net.qdisc import Qdisc
+from model.net.qdiscs import make_qdisc
 from model.net.rx import NicRx, RxConfig, RxSocket
 from model.net.sockets import udp_truesize
 from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
@@ -91,7 +92,7 @@ class Simulation:
         self.rx_socket: RxSocket | None = None
         self.nic_rx: NicRx | None = None
         self.txpath: TxPath | None = None
-        self.qdisc: PrioQdisc | None = None
+        self.qdisc: Qdisc | None = None
         self._build_workloads()
         probes = self._probes()
         self.series = Series(probes, keep_rows=keep_rows)
@@ -149,7 +150,7 @@ class Simulation:
         if not senders:
             return
         try:
-            self.qdisc = PrioQdisc(sc.qdisc.bands, sc.qdisc.priomap, sc.qdisc.limit)
+            self.qdisc = make_qdisc(sc.qdisc.kind, sc.qdisc.bands, sc.qdisc.priomap, sc.qdisc.limit)
         except ValueError as exc:
             raise ScenarioError(f"qdisc: {exc}") from None
         self.txpath = TxPath(self.machine, self.qdisc, self._tx_config(), self.rng)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from model.net.qdiscs import QDISCS
 from model.scenario import load_scenario
 from model.simulation import Simulation
 
@@ -40,6 +41,7 @@ def log_int(lo: int, hi: int) -> st.SearchStrategy[int]:
 
 xmit_settings = st.fixed_dictionaries(
     {
+        "qdisc.kind": st.sampled_from(sorted(QDISCS)),
         "qdisc.exit_rule": st.sampled_from(["time", "quota+jiffy", "quota"]),
         "qdisc.weight_p": log_int(1, 100_000),
         "qdisc.limit": log_int(1, 100_000),

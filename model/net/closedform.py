@@ -366,7 +366,7 @@ class ClosedForm(SenderEngine):
         if turn.pending[i]:
             return False  # its local_bh_enable() runs the softirqs waiting on its CPU
         band = self.sender_band[i]
-        accepted = turn.band_qlen[band] < self._limit
+        accepted = self.qdisc.accepts(band, turn.band_qlen)
         sock = self.sockets[i]
         if accepted:
             turn.band_qlen[band] += 1

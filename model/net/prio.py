@@ -8,7 +8,7 @@ fills when the driver is busy. Bulk operations cost O(bands + runs); see ``model
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from model.net.qdisc import (
@@ -169,6 +169,10 @@ class PrioQdisc:
         if band >= self._bands:
             return self._priomap[0]
         return band
+
+    def accepts(self, band: int, band_qlens: Sequence[int]) -> bool:
+        """pfifo_enqueue(): a band takes a packet while it holds fewer than its limit."""
+        return band_qlens[band] < self._limit
 
     # --- state ---------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ Counters are packets (this model has no byte sizes) and obey, per band and for t
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Protocol
@@ -170,7 +171,7 @@ class Qdisc(Protocol):
 
     @property
     def limit(self) -> int:
-        """The most packets one band holds (a band's tail drop starts there)."""
+        """The qdisc's tail-drop limit in packets: per band for prio, over all bands for pfifo_fast."""
         ...
 
     @property
@@ -180,6 +181,11 @@ class Qdisc(Protocol):
 
     def band_for_priority(self, skb_priority: int) -> int:
         """The band a packet with this ``skb->priority`` is enqueued to (classification, no filters)."""
+        ...
+
+    def accepts(self, band: int, band_qlens: Sequence[int]) -> bool:
+        """Whether one packet enqueued to ``band`` would be taken if the bands held ``band_qlens`` (the
+        requeue slot as it is now): the transmit path's closed form asks before it enqueues."""
         ...
 
     def enqueue(self, flow_id: int, band: int, n: int = 1) -> tuple[int, int]:
