@@ -2,9 +2,10 @@
 
 Frame ``i`` shows the window at simulated time ``from + i × speed / fps``: the model is deterministic
 and the window is laid out offscreen at a fixed size, so the same scenario, seed, settings, span,
-speed, frame rate and size give the same frames, and the same file (x264's two frame threads give
-the same bytes as one unless told ``non-deterministic``, and the file holds no date). ``speed`` is the playback speed (simulated seconds per second of video: Normal is
-1/100), and it also sets the graphs' sampling, as in the window. The encoder is PyAV, whose wheel ships
+speed, frame rate and size give the same frames, and the same file (x264 with a fixed number of
+frame threads writes the same bytes every time unless told ``non-deterministic``, and the file holds
+no date). ``speed`` is the playback speed (simulated seconds per second of video: Normal is 1/100),
+and it also sets the graphs' sampling, as in the window. The encoder is PyAV, whose wheel ships
 its own FFmpeg (libx264 for MP4, FFmpeg's GIF encoder with a palette per clip), so no system ffmpeg is
 needed.
 
