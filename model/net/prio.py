@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from model.net.bands import BandedQdisc
 from model.net.qdisc import (
     DEFAULT_TX_QUEUE_LEN,
     TC_PRIO_BESTEFFORT,
@@ -20,13 +21,7 @@ from model.net.qdisc import (
     TC_PRIO_INTERACTIVE,
     TC_PRIO_INTERACTIVE_BULK,
     TC_PRIO_MAX,
-    BandStats,
-    DequeuedRun,
-    DequeueResult,
-    FlowRun,
     Qdisc,
-    QdiscStats,
-    RunFifo,
 )
 
 __all__ = [
@@ -97,7 +92,7 @@ def _check_tune(
     return n, tuple(bands_of), packets, major
 
 
-class PrioQdisc:
+class PrioQdisc(BandedQdisc):
     """A root prio qdisc with ``bands`` pfifo children of ``limit`` packets each.
 
     SIMPLIFICATION: no tc filters (prio_classify() falls back to the priomap, as with an empty
@@ -108,8 +103,7 @@ class PrioQdisc:
     ``q->limit = tx_queue_len ? : 1`` per child, so 3 bands hold up to 3 * 1000 packets by default.
     """
 
-    __slots__ = ("_bands", "_dequeued", "_dropped", "_enqueued", "_fifos", "_gso", "_handle", "_limit",
-                 "_priomap", "_qlen", "_requeues", "_sent")  # fmt: skip
+    __slots__ = ("_handle", "_priomap")
 
     def __init__(
         self,
@@ -118,28 +112,17 @@ class PrioQdisc:
         limit: object = DEFAULT_TX_QUEUE_LEN,
         handle: object = DEFAULT_PRIO_HANDLE,
     ) -> None:
-        n, self._priomap, packets, self._handle = _check_tune(bands, priomap, limit, handle)
-        self._bands = n
+        n, priomap_bands, packets, handle_major = _check_tune(bands, priomap, limit, handle)
         # sch_fifo.c fifo_init(): `u32 limit = qdisc_dev(sch)->tx_queue_len ? : 1;`
-        self._limit = packets or 1
-        self._fifos = [RunFifo() for _ in range(n)]
-        self._enqueued = [0] * n  # per band: attempts, accepted + dropped
-        self._sent = [0] * n  # per band: child bstats.packets
-        self._dropped = [0] * n  # per band: child qstats.drops (the root's drops are their sum)
-        self._dequeued = 0  # root: net packets gone out (see QdiscStats)
-        self._requeues = 0  # root qstats.requeues
-        self._qlen = 0  # root q.qlen: bands + requeue slot
-        self._gso: tuple[int, int] | None = None  # root q->gso_skb as (flow_id, band)
+        super().__init__(n, packets or 1, f"bands={n}")
+        self._priomap = priomap_bands
+        self._handle = handle_major
 
     # --- configuration -------------------------------------------------------------------------
 
     @property
     def kind(self) -> str:
         return "prio"
-
-    @property
-    def bands(self) -> int:
-        return self._bands
 
     @property
     def priomap(self) -> tuple[int, ...]:
@@ -174,150 +157,12 @@ class PrioQdisc:
         """pfifo_enqueue(): a band takes a packet while it holds fewer than its limit."""
         return band_qlens[band] < self._limit
 
-    # --- state ---------------------------------------------------------------------------------
-
-    @property
-    def qlen(self) -> int:
-        return self._qlen
-
-    @property
-    def requeued(self) -> tuple[int, int] | None:
-        return self._gso
-
-    def band_qlen(self, band: int) -> int:
-        self._check_band(band)
-        return self._fifos[band].qlen
-
-    def band_nruns(self, band: int) -> int:
-        """Runs stored for ``band`` (the cost of draining it)."""
-        self._check_band(band)
-        return self._fifos[band].nruns()
-
-    def band_contents(self, band: int, max_runs: int) -> tuple[FlowRun, ...]:
-        self._check_band(band)
-        if max_runs < 0:
-            raise ValueError(f"max_runs must be >= 0, got {max_runs}")
-        return self._fifos[band].head_runs(max_runs)
-
-    def peek_band(self) -> int | None:
-        if self._gso is not None:
-            return self._gso[1]
-        for band, fifo in enumerate(self._fifos):
-            if fifo.qlen:
-                return band
-        return None
-
-    def stats(self) -> QdiscStats:
-        bands = tuple(
-            BandStats(band=b, enqueued=self._enqueued[b], sent=self._sent[b], dropped=self._dropped[b],
-                      backlog=self._fifos[b].qlen)
-            for b in range(self._bands)
-        )  # fmt: skip
-        return QdiscStats(
-            enqueued=sum(self._enqueued),
-            dequeued=self._dequeued,
-            dropped=sum(self._dropped),  # prio_enqueue(): sch->qstats.drops++ for each child drop
-            requeues=self._requeues,
-            backlog=self._qlen,
-            bands=bands,
-        )
-
-    # --- operations ----------------------------------------------------------------------------
-
-    def enqueue(self, flow_id: int, band: int, n: int = 1) -> tuple[int, int]:
-        """Offer ``n`` packets of ``flow_id`` to ``band``'s pfifo; the ones past its limit are dropped.
-
-        sch_fifo.c pfifo_enqueue(): `if (likely(skb_queue_len(&sch->q) < sch->limit)) return
+    def _room(self, band: int) -> int:
+        """sch_fifo.c pfifo_enqueue(): `if (likely(skb_queue_len(&sch->q) < sch->limit)) return
         qdisc_enqueue_tail(skb, sch); return qdisc_reshape_fail(skb, sch);` (tail drop, child drops++),
         and prio_enqueue() then bumps the root's qlen or drops. The requeue slot is the root's, so it
-        does not count against a band's limit.
-        """
-        self._check_band(band)
-        if n < 0:
-            raise ValueError(f"n must be >= 0 packets, got {n}")
-        fifo = self._fifos[band]
-        room = self._limit - fifo.qlen  # a band never holds more than limit: >= 0
-        accepted = n if n < room else room
-        if accepted:
-            fifo.push(flow_id, accepted)
-            self._qlen += accepted
-        dropped = n - accepted
-        self._enqueued[band] += n
-        self._dropped[band] += dropped
-        return accepted, dropped
-
-    def enqueue_priority(self, flow_id: int, skb_priority: int, n: int = 1) -> tuple[int, int]:
-        return self.enqueue(flow_id, self.band_for_priority(skb_priority), n)
-
-    def dequeue(self, n: int = 1) -> DequeueResult:
-        """Take up to ``n`` packets: the requeued one first, then strictly by band, FIFO within a band.
-
-        sch_generic.c dequeue_skb(): the gso_skb slot goes first (the caller, the transmit path, must not
-        dequeue while the txq is stopped, which is when the kernel leaves the slot alone). Then
-        sch_prio.c prio_dequeue(): `for (prio = 0; prio < q->bands; prio++)` the first child with a
-        packet gives it. A bulk call is the same as ``n`` calls with nothing enqueued in between.
-        """
-        if n < 0:
-            raise ValueError(f"n must be >= 0 packets, got {n}")
-        runs: list[DequeuedRun] = []
-        band_pkts, from_requeue = self._take(n, runs)
-        return DequeueResult(
-            pkts=sum(band_pkts), runs=tuple(runs), band_pkts=tuple(band_pkts), from_requeue=from_requeue
-        )
-
-    def dequeue_bands(self, n: int) -> list[int]:
-        """``dequeue(n)`` that reports only the packets taken per band (the transmit path's hot path)."""
-        if n < 0:
-            raise ValueError(f"n must be >= 0 packets, got {n}")
-        return self._take(n, None)[0]
-
-    def _take(self, n: int, runs: list[DequeuedRun] | None) -> tuple[list[int], bool]:
-        band_pkts = [0] * self._bands
-        total = left = min(n, self._qlen)
-        from_requeue = False
-        if left and self._gso is not None:
-            flow_id, band = self._gso
-            self._gso = None
-            if runs is not None:
-                runs.append((band, flow_id, 1))
-            band_pkts[band] = 1
-            left -= 1
-            from_requeue = True
-        if left:
-            for band, fifo in enumerate(self._fifos):
-                if fifo.qlen:
-                    taken = fifo.pop_into(left, band, runs)
-                    band_pkts[band] += taken
-                    self._sent[band] += taken
-                    left -= taken
-                    if not left:
-                        break
-        self._qlen -= total
-        self._dequeued += total
-        return band_pkts, from_requeue
-
-    def requeue(self, flow_id: int, band: int) -> None:
-        """sch_generic.c dev_requeue_skb(): `q->gso_skb = skb; q->qstats.requeues++; q->q.qlen++;`.
-
-        The packet (one ``dequeue`` handed out, from ``band``) goes back to the head of the root: the
-        next ``dequeue`` returns it first. It does not re-enter its band's FIFO, so the band's limit and
-        counters are untouched; the root takes it off ``dequeued`` again (see ``QdiscStats``).
-        """
-        self._check_band(band)
-        if self._gso is not None:
-            # The kernel never requeues with the slot full: dequeue_skb() empties it before a new skb
-            # can be dequeued, and nothing is dequeued while the txq is stopped.
-            raise RuntimeError(f"requeue slot (gso_skb) already holds a packet {self._gso}; dequeue it first")
-        if self._dequeued < 1:
-            raise RuntimeError("requeue needs a packet that dequeue() handed out; none is outstanding")
-        self._gso = (flow_id, band)
-        self._requeues += 1
-        self._qlen += 1
-        self._dequeued -= 1
-
-    def _check_band(self, band: int) -> None:
-        if not 0 <= band < self._bands:
-            raise ValueError(f"band must be 0..{self._bands - 1} (bands={self._bands}), got {band}")
+        does not count against a band's limit."""
+        return self._limit - self._fifos[band].qlen
 
 
 if TYPE_CHECKING:
