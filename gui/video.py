@@ -18,20 +18,25 @@ command turns into a bar on stderr and the window into a progress dialog with Ca
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import queue
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
 from model.cli.outputs import check_output, open_atomic, option_what
 from model.scenario import Scenario, ScenarioError
+
+if TYPE_CHECKING:
+    import av
 
 FORMATS = (".mp4", ".gif")
 FPS_RANGE = (1, 120)
@@ -108,22 +113,57 @@ def render_video(window: Any, spec: VideoSpec, out: Path, progress: ProgressFn |
     ``window`` is a MainWindow already resized to ``spec.size``, its playback not yet past
     ``spec.start_s``. Raises ``VideoCancelled`` when ``progress`` returns False."""
     suffix = check_out(out)
-    playback = window.playback
-    playback.pause()
-    playback.set_speed(spec.speed)
-    _play_lead(playback, spec.frame_t_ns(0))
+    pixels = prepare(window, spec)
     total = spec.frames
-    with open_atomic(out, option_what("--out", str(out))) as fh, _Encoder(fh, suffix, spec) as encoder:
+    with open_atomic(out, option_what("--out", str(out))) as fh, FrameEncoder(fh, suffix, spec) as encoder:
         for i in range(total):
-            if playback.advance_to(spec.frame_t_ns(i)) is None:
-                raise ScenarioError(f"the simulation stopped at t = {playback.simulation.now_ns / 1e9:.6f} s")
-            encoder.put(grab_rgb(window, spec.size))
+            advance_to_frame(window, spec, i)
+            encoder.put(pixels.frame())
             if progress is not None and not progress(i + 1, total):
                 raise VideoCancelled(f"cancelled after {i + 1} of {total} frames; nothing written")
     return total
 
 
-class _Encoder:
+def prepare(window: Any, spec: VideoSpec, *, whole: bool = False) -> WindowPixels:
+    """Pause ``window``'s playback at the video's speed, its panels on the video's clock, at the first
+    frame with the 20 ms before it played; returns what reads its pixels (``WindowPixels``)."""
+    playback = window.playback
+    playback.pause()
+    playback.set_speed(spec.speed)
+    _clock_panels_by_video_time(window, spec)
+    _play_lead(playback, spec.frame_t_ns(0))
+    return WindowPixels(window, spec.size, whole=whole)
+
+
+def advance_to_frame(window: Any, spec: VideoSpec, i: int) -> None:
+    """The model to frame ``i``'s instant, and every panel's render of it."""
+    playback = window.playback
+    if playback.advance_to(spec.frame_t_ns(i)) is None:
+        raise ScenarioError(f"the simulation stopped at t = {playback.simulation.now_ns / 1e9:.6f} s")
+
+
+def _clock_panels_by_video_time(window: Any, spec: VideoSpec) -> None:
+    """Panels that time what they draw in wall seconds (the run queue's yield landing stays 4 s, then
+    fades) read the video's own clock instead: the seconds of video at the simulated time shown, 0 at
+    the first frame. On the wall clock, what a frame shows would depend on how fast the machine
+    painted the frames before it, and the same inputs would not give the same file."""
+    from PySide6.QtWidgets import QWidget
+
+    sim_ns_per_video_s = spec.speed * NSEC_PER_SEC
+    first_ns = spec.frame_t_ns(0)
+    simulation = window.playback.simulation  # paused: this run, to the end of the video
+
+    def video_s() -> float:
+        return float(simulation.now_ns - first_ns) / sim_ns_per_video_s
+
+    # The panels take their clock when built (``clock=``, kept as ``_clock``); the window builds
+    # them with the wall clock, so the offscreen copy's are swapped here.
+    for widget in window.findChildren(QWidget):
+        if callable(getattr(widget, "_clock", None)):
+            widget._clock = video_s
+
+
+class FrameEncoder:
     """Encodes and muxes frames on a worker thread while the window paints the next one (FFmpeg
     releases the GIL while it encodes), in order, so the file is the same as one thread would write.
     An encoder error is raised in the caller at its next ``put`` or at the end."""
@@ -133,18 +173,18 @@ class _Encoder:
 
         self._container = av.open(fh, mode="w", format=suffix[1:])
         self._stream = _video_stream(self._container, suffix, spec)
-        self._frames: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=4)
+        # Two frames in the queue, one in the encoder: the painter runs ahead by that much, no more.
+        self._frames: queue.Queue[av.VideoFrame | None] = queue.Queue(maxsize=2)
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="schedlab-video-encoder", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
-        import av
-
         try:
-            while (pixels := self._frames.get()) is not None:
+            while (frame := self._frames.get()) is not None:
                 if self._error is None:
-                    for packet in self._stream.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")):
+                    # The conversion to the stream's pixel format (libswscale) happens in here too.
+                    for packet in self._stream.encode(frame):
                         self._container.mux(packet)
             if self._error is None:
                 for packet in self._stream.encode():  # flush the frames the encoder holds back
@@ -154,12 +194,12 @@ class _Encoder:
             while self._frames.get() is not None:
                 pass
 
-    def put(self, pixels: np.ndarray) -> None:
+    def put(self, frame: av.VideoFrame) -> None:
         if self._error is not None:
             raise self._error
-        self._frames.put(pixels)
+        self._frames.put(frame)
 
-    def __enter__(self) -> _Encoder:
+    def __enter__(self) -> FrameEncoder:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
@@ -201,19 +241,101 @@ def _play_lead(playback: Any, first_ns: int) -> None:
             raise ScenarioError(f"the simulation stopped at t = {sim.now_ns / 1e9:.6f} s")
 
 
-def grab_rgb(window: Any, size: tuple[int, int]) -> np.ndarray:
-    """The window as it looks now, as an H×W×3 uint8 array of exactly ``size``."""
-    from PySide6.QtCore import Qt
+class WindowPixels:
+    """The window's pixels after each frame, repainting only what the frame changed.
+
+    Qt keeps a top-level window's pixels in its backing store, and a repaint paints only the widgets
+    whose ``update()`` marked them dirty: the way the window on screen draws a frame
+    (``gui.frame_bench``'s live frame). ``window.grab()`` instead paints every widget (controls,
+    explainer text, axes), about four times the work at 1920x1080. So a frame first delivers the
+    posted events (a pyqtgraph scene asks for its repaint through one, so without them the graphs
+    would show the previous frame), then repaints what is dirty, then copies the backing store.
+
+    The first frame is also grabbed whole and compared: if the backing store does not hold exactly
+    the window's pixels at the video's size (a platform that keeps them elsewhere, a device pixel
+    ratio above 1), every frame is grabbed whole instead, as before. The choice depends only on the
+    platform, so the same inputs still give the same frames. ``whole=True`` grabs every frame whole
+    from the start: the reference the tests hold the repainted frames to."""
+
+    def __init__(self, window: Any, size: tuple[int, int], *, whole: bool = False) -> None:
+        self._window = window
+        self._size = size
+        self._from_store: bool | None = False if whole else None  # None: decided at the first frame
+
+    @property
+    def from_backing_store(self) -> bool:
+        """Whether the frames are read from the backing store (known once the first is taken)."""
+        return bool(self._from_store)
+
+    def frame(self) -> av.VideoFrame:
+        """The window as it looks now, exactly ``size``, copied (the next frame paints over it)."""
+        from PySide6.QtWidgets import QApplication
+
+        QApplication.sendPostedEvents(None, 0)  # 0: every type but deferred deletes
+        self._window.repaint(0, 0, 1, 1)  # a synchronous repaint also paints every pending update
+        if self._from_store is None:
+            self._from_store = self._store_matches_grab()
+        image = self._stored_image() if self._from_store else None
+        return _video_frame(self._grabbed_image() if image is None else image)
+
+    def _stored_image(self) -> Any:
+        from PySide6.QtGui import QImage
+
+        store = self._window.backingStore()
+        image = None if store is None else store.paintDevice()
+        if not isinstance(image, QImage) or (image.width(), image.height()) != self._size:
+            return None
+        return image
+
+    def _grabbed_image(self) -> Any:
+        from PySide6.QtCore import Qt
+
+        image = self._window.grab().toImage()
+        if (image.width(), image.height()) != self._size:
+            image = image.scaled(*self._size, Qt.AspectRatioMode.IgnoreAspectRatio)
+        return image
+
+    def _store_matches_grab(self) -> bool:
+        from PySide6.QtGui import QImage
+
+        stored = self._stored_image()
+        if stored is None:
+            return False
+        rgb = QImage.Format.Format_RGB32
+        return bool(stored.convertToFormat(rgb) == self._grabbed_image().convertToFormat(rgb))
+
+
+def _video_frame(image: Any) -> av.VideoFrame:
+    """A copy of ``image`` as a frame in its own byte order (libswscale converts it on the encoder's
+    thread), without Qt converting it first."""
+    import av
     from PySide6.QtGui import QImage
 
-    image = window.grab().toImage()
-    if image.width() != size[0] or image.height() != size[1]:
-        image = image.scaled(size[0], size[1], Qt.AspectRatioMode.IgnoreAspectRatio)
-    image = image.convertToFormat(QImage.Format.Format_RGB888)
-    stride = image.bytesPerLine()
-    buffer = np.frombuffer(image.constBits(), dtype=np.uint8, count=stride * image.height())
-    rows = buffer.reshape(image.height(), stride)[:, : size[0] * 3]
-    return rows.reshape(image.height(), size[0], 3).copy()
+    pix_fmt = _pix_fmts().get(image.format())
+    if pix_fmt is None:
+        image = image.convertToFormat(QImage.Format.Format_RGBX8888)
+        pix_fmt = "rgba"
+    width, height, stride = image.width(), image.height(), image.bytesPerLine()
+    rows = np.frombuffer(image.constBits(), dtype=np.uint8, count=stride * height).reshape(height, stride)
+    return av.VideoFrame.from_ndarray(rows[:, : width * 4].reshape(height, width, 4), format=pix_fmt)
+
+
+@functools.cache
+def _pix_fmts() -> dict[Any, str]:
+    """Qt's 32-bit image formats as FFmpeg names their bytes in memory (the window is opaque, so the
+    alpha byte is 255 and premultiplied or not is the same)."""
+    from PySide6.QtGui import QImage
+
+    f = QImage.Format
+    packed = "bgra" if sys.byteorder == "little" else "argb"  # 0xAARRGGBB in a native 32-bit word
+    return {
+        f.Format_RGB32: packed,
+        f.Format_ARGB32: packed,
+        f.Format_ARGB32_Premultiplied: packed,
+        f.Format_RGBX8888: "rgba",  # byte-ordered
+        f.Format_RGBA8888: "rgba",
+        f.Format_RGBA8888_Premultiplied: "rgba",
+    }
 
 
 @contextmanager
