@@ -43,6 +43,7 @@ FPS_RANGE = (1, 120)
 MAX_FRAMES = 36_000  # 10 minutes at 60 fps: a bound on the work, named in the error
 LEAD_NS = 20_000_000  # as `export`: the 20 ms before the first frame are played, so lanes have a past
 LEAD_STEPS = 60
+POOL_FRAMES = 3  # one filled by the painter, one queued, one being encoded
 NSEC_PER_SEC = 1_000_000_000
 
 # Called after each frame with (frames done, frames in all); returns False to cancel.
@@ -118,7 +119,7 @@ def render_video(window: Any, spec: VideoSpec, out: Path, progress: ProgressFn |
     with open_atomic(out, option_what("--out", str(out))) as fh, FrameEncoder(fh, suffix, spec) as encoder:
         for i in range(total):
             advance_to_frame(window, spec, i)
-            encoder.put(pixels.frame())
+            encoder.put(pixels.image())
             if progress is not None and not progress(i + 1, total):
                 raise VideoCancelled(f"cancelled after {i + 1} of {total} frames; nothing written")
     return total
@@ -165,39 +166,59 @@ def _clock_panels_by_video_time(window: Any, spec: VideoSpec) -> None:
 
 class FrameEncoder:
     """Encodes and muxes frames on a worker thread while the window paints the next one (FFmpeg
-    releases the GIL while it encodes), in order, so the file is the same as one thread would write.
-    An encoder error is raised in the caller at its next ``put`` or at the end."""
+    releases the GIL while it converts and encodes), in order, so the file is the same as one thread
+    would write. The window's pixels are copied into one of ``POOL_FRAMES`` frames, each used again
+    once the encoder has converted it into its own pixel format: memory stays flat, and no frame is
+    allocated per frame (allocating and filling a fresh 1080p frame costs four times the copy). An
+    encoder error is raised in the caller at its next ``put`` or at the end."""
 
     def __init__(self, fh: BinaryIO, suffix: str, spec: VideoSpec) -> None:
         import av
 
         self._container = av.open(fh, mode="w", format=suffix[1:])
         self._stream = _video_stream(self._container, suffix, spec)
-        # Two frames in the queue, one in the encoder: the painter runs ahead by that much, no more.
-        self._frames: queue.Queue[av.VideoFrame | None] = queue.Queue(maxsize=2)
+        self._size = spec.size
+        self._frames: queue.Queue[av.VideoFrame | None] = queue.Queue()  # bounded by the pool
+        self._free: queue.Queue[av.VideoFrame | None] = queue.Queue()
+        for _ in range(POOL_FRAMES):
+            self._free.put(None)  # allocated at first use, in the pixel format of the window's image
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="schedlab-video-encoder", daemon=True)
         self._thread.start()
 
-    def _run(self) -> None:
-        try:
-            while (frame := self._frames.get()) is not None:
-                if self._error is None:
-                    # The conversion to the stream's pixel format (libswscale) happens in here too.
-                    for packet in self._stream.encode(frame):
-                        self._container.mux(packet)
-            if self._error is None:
-                for packet in self._stream.encode():  # flush the frames the encoder holds back
-                    self._container.mux(packet)
-        except BaseException as exc:  # handed to the caller; keep draining so put() never blocks
-            self._error = exc
-            while self._frames.get() is not None:
-                pass
+    def put(self, image: Any) -> None:
+        """Copy ``image`` (a QImage of ``spec.size``) into a free frame and queue it; waits while
+        the encoder is a pool behind."""
+        import av
 
-    def put(self, frame: av.VideoFrame) -> None:
         if self._error is not None:
             raise self._error
+        pix_fmt, image, rows = _image_rows(image)
+        frame = self._free.get()
+        if frame is None or frame.format.name != pix_fmt:
+            frame = av.VideoFrame(*self._size, pix_fmt)
+        plane = frame.planes[0]
+        height, row_bytes = rows.shape
+        np.frombuffer(memoryview(plane), dtype=np.uint8).reshape(height, plane.line_size)[:, :row_bytes] = (
+            rows
+        )
         self._frames.put(frame)
+
+    def _run(self) -> None:
+        while (frame := self._frames.get()) is not None:
+            self._encode(frame)
+            # The encoder holds no reference to it: libswscale converted it into a frame of its own.
+            self._free.put(frame)
+        self._encode(None)  # flush the frames the encoder holds back
+
+    def _encode(self, frame: av.VideoFrame | None) -> None:
+        if self._error is not None:  # after an error, frames are only handed back, so put() never waits
+            return
+        try:
+            for packet in self._stream.encode(frame):
+                self._container.mux(packet)
+        except BaseException as exc:  # handed to the caller at its next put() or at the end
+            self._error = exc
 
     def __enter__(self) -> FrameEncoder:
         return self
@@ -267,8 +288,9 @@ class WindowPixels:
         """Whether the frames are read from the backing store (known once the first is taken)."""
         return bool(self._from_store)
 
-    def frame(self) -> av.VideoFrame:
-        """The window as it looks now, exactly ``size``, copied (the next frame paints over it)."""
+    def image(self) -> Any:
+        """The window as it looks now, a QImage of exactly ``size``: the backing store itself, valid
+        until the next frame paints over it (``FrameEncoder.put`` copies it)."""
         from PySide6.QtWidgets import QApplication
 
         QApplication.sendPostedEvents(None, 0)  # 0: every type but deferred deletes
@@ -276,7 +298,7 @@ class WindowPixels:
         if self._from_store is None:
             self._from_store = self._store_matches_grab()
         image = self._stored_image() if self._from_store else None
-        return _video_frame(self._grabbed_image() if image is None else image)
+        return self._grabbed_image() if image is None else image
 
     def _stored_image(self) -> Any:
         from PySide6.QtGui import QImage
@@ -305,10 +327,9 @@ class WindowPixels:
         return bool(stored.convertToFormat(rgb) == self._grabbed_image().convertToFormat(rgb))
 
 
-def _video_frame(image: Any) -> av.VideoFrame:
-    """A copy of ``image`` as a frame in its own byte order (libswscale converts it on the encoder's
-    thread), without Qt converting it first."""
-    import av
+def _image_rows(image: Any) -> tuple[str, Any, np.ndarray]:
+    """``image``'s pixel format as FFmpeg names it, the image (converted if FFmpeg has no name for
+    Qt's format; keep it while the rows are read) and its rows, an H×(W×4) view of its bytes."""
     from PySide6.QtGui import QImage
 
     pix_fmt = _pix_fmts().get(image.format())
@@ -317,7 +338,7 @@ def _video_frame(image: Any) -> av.VideoFrame:
         pix_fmt = "rgba"
     width, height, stride = image.width(), image.height(), image.bytesPerLine()
     rows = np.frombuffer(image.constBits(), dtype=np.uint8, count=stride * height).reshape(height, stride)
-    return av.VideoFrame.from_ndarray(rows[:, : width * 4].reshape(height, width, 4), format=pix_fmt)
+    return pix_fmt, image, rows[:, : width * 4]
 
 
 @functools.cache
