@@ -242,8 +242,16 @@ def _video_stream(container: Any, suffix: str, spec: VideoSpec) -> Any:
         stream = container.add_stream("libx264", rate=Fraction(spec.fps))
         stream.pix_fmt = "yuv420p"  # what every player plays
         # Same frames, same bytes: x264 is deterministic with a fixed thread count (two: the machine
-        # paints the next frame while x264 encodes on its own threads).
-        stream.options = {"crf": "20", "preset": "superfast", "threads": "2", "tune": "animation"}
+        # paints the next frame while x264 encodes on its own threads). No B-frames: "animation"
+        # asks for five, and deciding them took a third of x264's time on the window's frames
+        # (1080p, the 2007 story: 17 ms a frame against 26 ms, files 9 % larger, the same PSNR).
+        stream.options = {
+            "crf": "20",
+            "preset": "superfast",
+            "threads": "2",
+            "tune": "animation",
+            "x264-params": "bframes=0",
+        }
     stream.thread_count = 1
     stream.width, stream.height = width, height
     container.metadata.clear()
