@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import av
@@ -9,11 +10,14 @@ import numpy as np
 import pytest
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
-from gui.video import VideoCancelled, VideoSpec, offscreen_window, render_video
+from gui.video import VideoCancelled, VideoSpec, advance_to_frame, offscreen_window, prepare, render_video
 from model import cli
 from model.scenario import load_scenario
 
 SIZE = (800, 480)  # small and even: quick, and H.264 needs even sides
+# At least the window's own minimum once shown (832x497; SIZE is a grab of it scaled down), so the
+# frames come from its backing store, and wide enough to show a graph beside the run queue.
+WHOLE_SIZE = (1280, 720)
 
 
 def decoded(path: Path) -> list[np.ndarray]:
@@ -102,3 +106,52 @@ def test_the_window_exports_a_video_of_its_run_with_live_settings(qtbot, tmp_pat
     out = tmp_path / "window.mp4"
     assert export_video(window, VideoSpec(1.0, 1.002, 0.01, 10, SIZE), out)
     assert len(decoded(out)) == 2
+
+
+def test_each_frame_repaints_only_what_changed_and_looks_as_a_whole_grab_of_the_window(qtbot) -> None:
+    """A second window plays the same run in lockstep and is grabbed whole every frame: the same pixels,
+    while lanes, graphs and the run queue's yield landings move."""
+    from PySide6.QtGui import QImage
+
+    from gui.main_window import MainWindow
+
+    spec = VideoSpec(1.0, 1.004, 0.01, 30, WHOLE_SIZE)  # 12 frames
+    scenario = load_scenario("cfs-yield-2007")
+    with (
+        offscreen_window(MainWindow, scenario, None, WHOLE_SIZE) as window,
+        offscreen_window(MainWindow, scenario, None, WHOLE_SIZE) as reference,
+    ):
+        pixels, whole = prepare(window, spec), prepare(reference, spec, whole=True)
+        shown = []
+        for i in range(spec.frames):
+            advance_to_frame(window, spec, i)
+            advance_to_frame(reference, spec, i)
+            image = pixels.image().convertToFormat(QImage.Format.Format_RGB32)  # a copy
+            assert image == whole.image().convertToFormat(QImage.Format.Format_RGB32), f"frame {i} differs"
+            shown.append(image)
+        assert pixels.from_backing_store, "every frame was grabbed whole: nothing here was checked"
+    changed = sum(a != b for a, b in itertools.pairwise(shown))
+    assert changed == len(shown) - 1, f"only {changed} of {len(shown) - 1} frames changed the window"
+
+
+def test_the_file_does_not_depend_on_how_fast_the_frames_were_painted(qtbot, tmp_path: Path) -> None:
+    """On screen a yield landing stays 4 wall seconds, then fades; in a video it stays 4 s of video.
+    The run queue panel keeps its wall clock as ``_clock``: here it stands still in one render and
+    jumps a minute at every reading in the other, and the files are the same."""
+    from PySide6.QtWidgets import QWidget
+
+    from gui.main_window import MainWindow
+
+    spec = VideoSpec(1.0, 1.004, 0.01, 30, WHOLE_SIZE)  # yields land in this span (the 2007 story)
+    files = []
+    for step_s in (0.0, 60.0):
+        ticks = itertools.count()
+        out = tmp_path / f"wall-{step_s:g}.mp4"
+        with offscreen_window(MainWindow, load_scenario("cfs-yield-2007"), None, WHOLE_SIZE) as window:
+            clocks = [w for w in window.findChildren(QWidget) if callable(getattr(w, "_clock", None))]
+            assert clocks, "no panel keeps a wall clock any more: this test checks nothing"
+            for widget in clocks:
+                widget._clock = lambda ticks=ticks, step_s=step_s: next(ticks) * step_s
+            render_video(window, spec, out)
+        files.append(out.read_bytes())
+    assert files[0] == files[1]
