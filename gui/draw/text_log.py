@@ -52,7 +52,7 @@ class _LoggingPainter(StaticTextPainter):
         self._device = device
 
     def drawText(self, *args: object) -> None:  # type: ignore[override]
-        super().drawText(*args)  # type: ignore[call-overload]
+        super().drawText(*args)
         if _log is not None and args:
             self._note(args)
 
