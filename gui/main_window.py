@@ -11,7 +11,7 @@ dialogs never read the files they list (``gui.file_dialogs``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from PySide6.QtCore import QByteArray, QPoint, QRectF, QSettings, Qt
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence, QResizeEvent, QShowEvent
@@ -33,9 +33,6 @@ from gui.draw import theme
 from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.draw.layout_plan import Plan, plan_layout
 from gui.draw.series import window_ns_for
-from gui.export import ExportError, export_widget
-from gui.figure_dialog import FigureDialog
-from gui.figures import FigureOptions
 from gui.file_dialogs import SCENARIO_FILTER, chosen_path, error_box, file_dialog
 from gui.lesson_driver import LessonDriver
 from gui.panels.base import rescale_fonts
@@ -53,6 +50,9 @@ from gui.panels.time_controls import TimeControls
 from gui.playback import Playback
 from model.scenario import Scenario, ScenarioError, builtin_names, load_scenario
 from model.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from gui.figures import FigureOptions
 
 ORGANIZATION = "schedlab"
 APPLICATION = "schedlab"
@@ -522,6 +522,8 @@ class MainWindow(QMainWindow):
         for panel in self.panels.values():
             if self._last_snapshot is not None and cast(QWidget, panel) is widget:
                 panel.render(self._last_snapshot)  # a panel behind a tab may be frames behind
+        from gui.export import ExportError, export_widget  # only when exporting: it loads the CLI's writers
+
         source = Path(self.source)
         try:
             export_widget(widget, path, inputs=[source] if source.is_file() else [], options=options)
@@ -532,6 +534,8 @@ class MainWindow(QMainWindow):
         return True
 
     def export_dialog(self) -> None:
+        from gui.figure_dialog import FigureDialog
+
         name = "".join(c if c.isalnum() or c in "-_." else "-" for c in self.playback.scenario.name)
         dialog = FigureDialog(self, list(self.export_targets()), f"schedlab-{name}", self.settings)
         if dialog.exec() == QDialog.DialogCode.Accepted:

@@ -1,14 +1,14 @@
 """The playback clock: the GUI's only timer, the Simulation it drives, and the speed that maps the two.
 
 ``Playback.tick(wall_dt_s)`` is the unit of work. It advances the model by ``speed × wall_dt`` simulated
-nanoseconds and emits ``snapshot_ready``. The QTimer calls it about 60 times a second with the measured
+nanoseconds and emits ``snapshot_ready``. The QTimer calls it about 30 times a second with the measured
 wall time; tests call it directly with a fake clock. The animation clock (wall time) is separate from
 simulated time: at Normal speed (1/100 of real time) one second on screen is 10 ms in the machine, so a
-513 µs pass of iperf's data loop lasts three frames, a 10 ms scheduler tick (HZ=100) one second, and a
-context switch is a visible change of colour. Slow is 1/1000 (a 5 µs context switch spans 5 ms on
-screen), Fast is real time (the graphs move like the seed's iperf output), and the fine control spans
-1/10000 of real time to 10× fast-forward. One frame never does unbounded model work: simulated time per
-frame is capped, and the cap shrinks when an advance took longer than ``FRAME_WORK_S`` of wall time
+513 µs pass of iperf's data loop lasts 51 ms (one or two frames), a 10 ms scheduler tick (HZ=100) one
+second, and a context switch is a visible change of colour. Slow is 1/1000 (a 5 µs context switch spans 5
+ms on screen), Fast is real time (the graphs move like the seed's iperf output), and the fine control
+spans 1/10000 of real time to 10× fast-forward. One frame never does unbounded model work: simulated time
+per frame is capped, and the cap shrinks when an advance took longer than ``FRAME_WORK_S`` of wall time
 (the model itself never reads the wall clock; this module may).
 
 The graphs' sampling follows the speed (a point every 0.1 s of wall time, ``gui.draw.series``), so
@@ -51,7 +51,7 @@ SPEED_PRESETS = {"Slow": SPEED_SLOW, "Normal": SPEED_NORMAL, "Fast": SPEED_FAST}
 SPEED_MIN = 1e-4  # 1/10000 of real time
 SPEED_MAX = 10.0  # fast-forward, model permitting
 
-FRAME_INTERVAL_MS = 16  # ~60 Hz
+FRAME_INTERVAL_MS = 33  # ~30 Hz: smooth for motion a class follows, half the work of 60 Hz per second
 FRAME_WORK_S = 0.008  # wall time one advance may take before the next frame asks for less
 MAX_WALL_DT_S = 0.1  # a stalled frame (window dragged, laptop asleep) does not jump ahead
 MAX_FRAME_SIM_NS = 250_000_000  # simulated time one frame may advance, at most

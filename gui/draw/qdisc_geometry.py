@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from model.snapshot import QdiscView
 
 Box = tuple[float, float, float, float]  # x, y, width, height in pixels
-TOKEN_EASE = 0.35  # fraction of the remaining distance the token travels per frame
+TOKEN_EASE = 0.58  # fraction of the remaining distance the token travels per ~30 Hz frame (0.35 per 1/60 s)
 MIN_BLOCK_PX = 7.0  # a packet block is never drawn narrower than this
 
 

@@ -1,10 +1,10 @@
 """Where painted text went: a QPainter that can note every ``drawText`` as a rectangle, for the layout
 checks (no two labels overlap, nothing is cut off) that tests and ``gui.geometry`` run.
 
-Panels paint with ``painter(widget)``. Normally that is a plain QPainter; inside ``recording()`` it
-notes, for each text, the rectangle the text needs (``QPainter.boundingRect``, in the widget's
-coordinates), the rectangle it was given, and whether it had to be cut to fit. Painting is otherwise
-the same. Nothing here knows a panel.
+Panels paint with ``painter(widget)``. Normally that is a QPainter that lays each one-line text out
+once (``gui.draw.static_text``); inside ``recording()`` it notes, for each text, the rectangle the text
+needs (``QPainter.boundingRect``, in the widget's coordinates), the rectangle it was given, and whether
+it had to be cut to fit. Painting is otherwise the same. Nothing here knows a panel.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRect, QRectF
 from PySide6.QtGui import QPaintDevice, QPainter
+
+from gui.draw.static_text import StaticTextPainter
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,13 +46,13 @@ def recording() -> Iterator[list[DrawnText]]:
         _log = outer
 
 
-class _LoggingPainter(QPainter):
+class _LoggingPainter(StaticTextPainter):
     def __init__(self, device: QPaintDevice) -> None:
         super().__init__(device)
         self._device = device
 
     def drawText(self, *args: object) -> None:  # type: ignore[override]
-        super().drawText(*args)  # type: ignore[call-overload]
+        super().drawText(*args)
         if _log is not None and args:
             self._note(args)
 
@@ -74,5 +76,6 @@ class _LoggingPainter(QPainter):
 
 
 def painter(device: QPaintDevice) -> QPainter:
-    """The painter a panel paints with: one that notes its texts while ``recording()``."""
-    return _LoggingPainter(device) if _log is not None else QPainter(device)
+    """The painter a panel paints with (one-line texts laid out once, ``gui.draw.static_text``): one that
+    notes its texts while ``recording()``."""
+    return _LoggingPainter(device) if _log is not None else StaticTextPainter(device)

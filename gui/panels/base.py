@@ -2,15 +2,16 @@
 
 A panel's ``render`` shadows ``QWidget.render``, which export still needs (a QSvgGenerator or a QImage
 is drawn through it), so the dispatch lives here once: a Snapshot goes to ``show_snapshot``, anything
-else to Qt. ``styled_font`` sizes a widget's text in standard-theme points and ``rescale_fonts``
+else to Qt. ``HoverTipsPanel`` adds the hover tooltips of the panels that describe what they draw.
+``styled_font`` sizes a widget's text in standard-theme points and ``rescale_fonts``
 re-applies the theme's scale (``gui.draw.theme``) after a mode or zoom change.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize
-from PySide6.QtGui import QFont, QPainter
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize
+from PySide6.QtGui import QFont, QHelpEvent, QPainter
+from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui.draw import theme
 from gui.draw.text_log import painter
@@ -60,6 +61,24 @@ class SnapshotPanel(QWidget):
     def apply_theme(self) -> None:
         """The theme changed (mode or zoom): rebuild fonts and pens, lay out again."""
         self.update()
+
+
+class HoverTipsPanel(SnapshotPanel):
+    """A panel that says in a tooltip what is drawn under the mouse: ``describe_at(pos)`` in logical
+    pixels, "" where nothing is (the tooltip then goes)."""
+
+    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self.describe_at(self.to_logical(QPointF(event.pos())))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    def describe_at(self, pos: QPointF) -> str:
+        raise NotImplementedError
 
 
 BASE_PT = "schedlab_base_pt"  # a widget's text size in the standard theme, kept to rescale it

@@ -15,13 +15,12 @@ import functools
 import math
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QLineF, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
     QFontMetrics,
-    QHelpEvent,
     QMouseEvent,
     QPainter,
     QPainterPath,
@@ -30,13 +29,13 @@ from PySide6.QtGui import (
     QPolygonF,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration, exact_time, format_duration, nice_step, tick_label
 from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, time_to_x, yield_columns
-from gui.panels.base import SnapshotPanel
+from gui.panels.base import HoverTipsPanel
 from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
 
 # Window widths offered by the automatic choice (a 1-2-5 ladder, 100 µs .. 10 s).
@@ -101,7 +100,7 @@ def code_brush(code: int) -> QBrush:
 PER_CPU_THREADS = ("ksoftirqd/",)  # bound to one CPU each: not counted against the lanes
 
 
-class CpuLanesPanel(SnapshotPanel):
+class CpuLanesPanel(HoverTipsPanel):
     """One lane per CPU: the task running now, need_resched, the dequeuer token, and a Gantt strip."""
 
     task_clicked = Signal(int)
@@ -480,16 +479,6 @@ class CpuLanesPanel(SnapshotPanel):
         steps = event.angleDelta().y() / 120
         if steps:
             self.zoom_strip(ZOOM_STEP ** (-steps), self.to_logical(event.position()).x())
-
-    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            text = self.describe_at(self.to_logical(QPointF(event.pos())))
-            if text:
-                QToolTip.showText(event.globalPos(), text, self)
-            else:
-                QToolTip.hideText()
-            return True
-        return super().event(event)
 
     def describe_at(self, pos: QPointF) -> str:
         """What is drawn at ``pos`` (logical pixels), in words with exact times: a lane's head, a task's

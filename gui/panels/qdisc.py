@@ -10,19 +10,18 @@ ring. Below, ``tc -s``-style counters and why each dequeuer tenure ended. ``rend
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
-    QHelpEvent,
     QPainter,
     QPaintEvent,
     QPen,
     QPolygonF,
     QResizeEvent,
 )
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
@@ -43,7 +42,7 @@ from gui.draw.qdisc_geometry import (
     stopped_rings_text,
     token_target,
 )
-from gui.panels.base import SnapshotPanel
+from gui.panels.base import HoverTipsPanel
 from model.snapshot import BandView, QdiscView, Snapshot
 
 PLACEHOLDER = "This story has no qdisc: pick the 2011 story"
@@ -109,7 +108,7 @@ def _font(point_size: int, bold: bool = False, mono: bool = False) -> QFont:
 # ---- the panel -----------------------------------------------------------------------------------
 
 
-class QdiscPanel(SnapshotPanel):
+class QdiscPanel(HoverTipsPanel):
     """The prio qdisc and the CPUs contending for its dequeuer role. ``render(snapshot)`` each frame."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -162,16 +161,6 @@ class QdiscPanel(SnapshotPanel):
         super().resizeEvent(event)
 
     # ---- hover -------------------------------------------------------------------------------------
-
-    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            text = self.describe_at(self.to_logical(QPointF(event.pos())))
-            if text:
-                QToolTip.showText(event.globalPos(), text, self)
-            else:
-                QToolTip.hideText()
-            return True
-        return super().event(event)
 
     def describe_at(self, pos: QPointF) -> str:
         """What the part of the panel at ``pos`` (logical pixels) shows, with exact counts."""

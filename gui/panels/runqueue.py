@@ -17,19 +17,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetrics,
-    QHelpEvent,
     QMouseEvent,
     QPainter,
     QPainterPath,
     QPaintEvent,
     QPen,
 )
-from PySide6.QtWidgets import QToolTip, QWidget
+from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
@@ -37,7 +36,7 @@ from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_control, free_spot
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene
-from gui.panels.base import SnapshotPanel
+from gui.panels.base import HoverTipsPanel
 from gui.panels.cpu_lanes import code_brush, text_on
 from model.sched import POLICIES
 from model.snapshot import RunqueueView, Snapshot, TraceRecord, YieldOutcome, YieldRecord
@@ -76,7 +75,7 @@ class Landing:
 # ---- the panel ------------------------------------------------------------------------------------
 
 
-class RunqueuePanel(SnapshotPanel):
+class RunqueuePanel(HoverTipsPanel):
     """The run queues of the current snapshot, drawn the way the policy keeps them."""
 
     task_clicked = Signal(int)
@@ -338,16 +337,6 @@ class RunqueuePanel(SnapshotPanel):
         tid = self.tid_at(self.to_logical(event.position()))
         if tid > 0:
             self.task_clicked.emit(tid)
-
-    def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            text = self.describe_at(self.to_logical(QPointF(event.pos())))
-            if text:
-                QToolTip.showText(event.globalPos(), text, self)
-            else:
-                QToolTip.hideText()
-            return True
-        return super().event(event)
 
     def describe_at(self, pos: QPointF) -> str:
         """A task's run-queue entry at ``pos`` (logical pixels), every field with its exact value."""

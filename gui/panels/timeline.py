@@ -67,10 +67,17 @@ class TimelineBar(QWidget):
         """Draw the run at ``now_ns`` of a recording that reached ``reach_ns``."""
         toggles = tuple(toggles)
         if (now_ns, reach_ns, toggles) != (self.now_ns, self.reach_ns, self.toggles):
+            drawn = self._drawn()
             self.now_ns, self.reach_ns, self.toggles = now_ns, max(reach_ns, now_ns), toggles
-            self.update()
+            if self._drawn() != drawn:  # live, the knob sits at the end of a growing track: no repaint
+                self.update()
         if not self.isVisible():
             super().show()
+
+    def _drawn(self) -> tuple[int, ...]:
+        """Where the knob and the toggle marks are drawn, to a quarter pixel: what a repaint would change."""
+        left, width = self._track()
+        return tuple(round(4 * x_of(t, self.reach_ns, left, width)) for t in (self.now_ns, *self.toggles))
 
     def _track(self) -> tuple[float, float]:
         return float(MARGIN_PX), max(self.width() - 2.0 * MARGIN_PX, 1.0)

@@ -1,0 +1,75 @@
+"""A QPainter whose one-line texts are laid out once: the panels draw the same few hundred words frame
+after frame, and ``QPainter.drawText`` shapes a text anew on every call (about four times the cost of
+drawing an already shaped ``QStaticText``).
+
+``StaticTextPainter.drawText`` takes the two forms the panels use, a text in a rectangle with alignment
+flags and a text at a baseline point, and draws a cached ``QStaticText`` (keyed on the font and the
+words) at the place ``drawText`` would put it: the same glyphs at the same pixels. Anything else (several
+lines, word wrap, tabs, mnemonics, a text that does not fit its rectangle and would be clipped) goes to
+``QPainter.drawText`` unchanged.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QStaticText
+
+_RIGHT, _HCENTER, _BOTTOM, _VCENTER = 0x2, 0x4, 0x40, 0x80
+_SIMPLE = 0x1 | _RIGHT | _HCENTER | 0x8 | 0x20 | _BOTTOM | _VCENTER  # alignment only, no text flags
+MAX_CACHED = 4096  # texts kept; the panels draw a few hundred distinct ones
+
+# (font key, text) -> (the laid-out text, its width, the line's height, the font's ascent)
+_cache: dict[tuple[str, str], tuple[QStaticText, float, float, float]] = {}
+
+
+def _laid_out(font: QFont, text: str) -> tuple[QStaticText, float, float, float]:
+    key = (font.key(), text)
+    hit = _cache.get(key)
+    if hit is None:
+        if len(_cache) >= MAX_CACHED:
+            _cache.clear()
+        static = QStaticText(text)
+        static.setTextFormat(Qt.TextFormat.PlainText)  # never read "<b>" as markup
+        static.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
+        static.prepare(font=font)
+        fm = QFontMetricsF(font)
+        # drawText centres the line's ascent + descent; QStaticText's own height adds the leading.
+        hit = (static, static.size().width(), fm.ascent() + fm.descent(), fm.ascent())
+        _cache[key] = hit
+    return hit
+
+
+def _plain(text: str) -> bool:
+    return "\n" not in text and "\t" not in text and "&" not in text
+
+
+class StaticTextPainter(QPainter):
+    """A QPainter; ``drawText`` of one line draws a cached QStaticText."""
+
+    def drawText(self, *args: object) -> None:  # type: ignore[override]
+        if len(args) == 3 and type(args[0]) is QRectF and type(args[2]) is str:
+            if self._draw_in_rect(args[0], int(args[1]), args[2]):  # type: ignore[call-overload]
+                return
+        elif len(args) == 2 and type(args[0]) is QPointF and type(args[1]) is str and _plain(args[1]):
+            static, _w, _h, ascent = _laid_out(self.font(), args[1])
+            self.drawStaticText(QPointF(args[0].x(), args[0].y() - ascent), static)
+            return
+        super().drawText(*args)  # type: ignore[call-overload]
+
+    def _draw_in_rect(self, rect: QRectF, flags: int, text: str) -> bool:
+        if flags & ~_SIMPLE or not _plain(text):
+            return False
+        static, w, h, _ascent = _laid_out(self.font(), text)
+        if w > rect.width() or h > rect.height():  # drawText would clip it
+            return False
+        x, y = rect.x(), rect.y()
+        if flags & _RIGHT:
+            x += rect.width() - w
+        elif flags & _HCENTER:
+            x += (rect.width() - w) / 2
+        if flags & _BOTTOM:
+            y += rect.height() - h
+        elif flags & _VCENTER:
+            y += (rect.height() - h) / 2
+        self.drawStaticText(QPointF(x, y), static)
+        return True
