@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from model.sched.base import select_cpu_per_rq
+from model.sched.base import SchedPolicy, select_cpu_per_rq
 from model.sched.o1_arrays import (
     CHILD_PENALTY,
     MAX_PRIO,
@@ -40,7 +40,7 @@ from model.snapshot import O1Entry, O1View, YieldOutcome
 from model.task import Task
 
 
-class O1Policy:
+class O1Policy(SchedPolicy):
     """Linux 2.6.22 O(1): per-CPU active/expired arrays, jiffy slices, sleep_avg interactivity."""
 
     name: str = "o1"
@@ -54,7 +54,7 @@ class O1Policy:
     # ---- placement and queueing -------------------------------------------------------------------
 
     def select_task_rq(self, task: Task, now_ns: int) -> int:
-        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+        return select_cpu_per_rq(task, self.ncpus, self)
 
     def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         """2.6.22 sched_fork() + wake_up_new_task() for a thread (CLONE_VM): the child takes half the
