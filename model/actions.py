@@ -4,6 +4,9 @@ A program is a generator: ``def program(...): yield Compute(50_000); yield Sched
 The machine executes each action in simulated time and resumes the generator when it completes.
 Instant actions (``Signal``) and blocking ones (``Wait``, ``Nanosleep``) map onto the kernel's
 semantics as the docstrings say.
+
+The actions a program makes at every step are plain classes, not dataclasses: compiled with mypyc, a
+dataclass still builds through a Python-level ``__init__``, where a plain class builds natively.
 """
 
 from __future__ import annotations
@@ -16,25 +19,39 @@ if TYPE_CHECKING:
     from model.task import Task
 
 
-@dataclass(slots=True)
 class Compute:
     """Run on the CPU for ``ns`` of the task's own time (preemptible; interrupts stretch it)."""
 
-    ns: int
+    __slots__ = ("ns",)
+
+    def __init__(self, ns: int) -> None:
+        self.ns = ns
+
+    def __repr__(self) -> str:
+        return f"Compute(ns={self.ns!r})"
 
 
-@dataclass(slots=True)
 class SchedYield:
     """``sched_yield()``: the policy's ``yield_task`` then ``schedule()``."""
 
+    __slots__ = ()
 
-@dataclass(slots=True)
+    def __repr__(self) -> str:
+        return "SchedYield()"
+
+
 class Nanosleep:
     """``nanosleep(ns)``: with high-resolution timers the sleep ends at now + ns and ``usleep(0)``
     returns at once; without them it ends at the first tick at or after now + ns, and ``usleep(0)``
     sleeps until the next tick (``Machine._nanosleep``, the machine's ``hrtimers``)."""
 
-    ns: int
+    __slots__ = ("ns",)
+
+    def __init__(self, ns: int) -> None:
+        self.ns = ns
+
+    def __repr__(self) -> str:
+        return f"Nanosleep(ns={self.ns!r})"
 
 
 class Watchable:
@@ -50,7 +67,6 @@ class Watchable:
             self.on_change(self)
 
 
-@dataclass(slots=True)
 class Spin:
     """A polling loop: each iteration checks ``until()`` (``iter_ns`` of CPU) and, with
     ``yield_each``, calls ``sched_yield()``; it ends at the first check that finds ``until()`` true.
@@ -59,11 +75,27 @@ class Spin:
     (see ``SchedPolicy.yield_noop_budget_ns``), and the yields are counted in closed form.
     """
 
-    until: Callable[[], bool]
-    watch: Watchable
-    iter_ns: int
-    yield_each: bool = True
-    yield_first: bool = False  # the loop yields before its first check
+    __slots__ = ("iter_ns", "until", "watch", "yield_each", "yield_first")
+
+    def __init__(
+        self,
+        until: Callable[[], bool],
+        watch: Watchable,
+        iter_ns: int,
+        yield_each: bool = True,
+        yield_first: bool = False,  # the loop yields before its first check
+    ) -> None:
+        self.until = until
+        self.watch = watch
+        self.iter_ns = iter_ns
+        self.yield_each = yield_each
+        self.yield_first = yield_first
+
+    def __repr__(self) -> str:
+        return (
+            f"Spin(until={self.until!r}, watch={self.watch!r}, iter_ns={self.iter_ns!r}, "
+            f"yield_each={self.yield_each!r}, yield_first={self.yield_first!r})"
+        )
 
 
 @dataclass(eq=False)
@@ -79,25 +111,40 @@ class CondVar(WaitQueue):
     lost if nobody waits."""
 
 
-@dataclass(slots=True)
 class Wait:
     """``pthread_cond_wait``: block until signalled."""
 
-    cond: CondVar
+    __slots__ = ("cond",)
+
+    def __init__(self, cond: CondVar) -> None:
+        self.cond = cond
+
+    def __repr__(self) -> str:
+        return f"Wait(cond={self.cond!r})"
 
 
-@dataclass(slots=True)
 class Signal:
     """``pthread_cond_signal``: wake the longest waiter, if any (instant)."""
 
-    cond: CondVar
+    __slots__ = ("cond",)
+
+    def __init__(self, cond: CondVar) -> None:
+        self.cond = cond
+
+    def __repr__(self) -> str:
+        return f"Signal(cond={self.cond!r})"
 
 
-@dataclass(slots=True)
 class Block:
     """Block on ``waitq`` until something calls ``Machine.wake_all(waitq)``."""
 
-    waitq: WaitQueue
+    __slots__ = ("waitq",)
+
+    def __init__(self, waitq: WaitQueue) -> None:
+        self.waitq = waitq
+
+    def __repr__(self) -> str:
+        return f"Block(waitq={self.waitq!r})"
 
 
 @dataclass(slots=True)

@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 # Same-instant order: interrupts first (they preempt), then ticks, timers, task segment ends, sampling.
-PRIO_IRQ = 0
-PRIO_TICK = 1
-PRIO_TIMER = 2
-PRIO_TASK = 3
-PRIO_SAMPLE = 4
+PRIO_IRQ: Final = 0
+PRIO_TICK: Final = 1
+PRIO_TIMER: Final = 2
+PRIO_TASK: Final = 3
+PRIO_SAMPLE: Final = 4
 
 Handler = Callable[[Any], None]
+
+# Final: the compiled model holds them in C statics instead of looking a name up at every event.
+_heappush: Final = heapq.heappush
+_heappop: Final = heapq.heappop
 
 
 class EventQueue:
@@ -37,7 +41,7 @@ class EventQueue:
         if t_ns < self.now_ns:
             raise AssertionError(f"event at {t_ns} ns is in the past (now {self.now_ns} ns)")
         self._seq += 1
-        heapq.heappush(self._heap, (t_ns, prio, self._seq, handler, arg))
+        _heappush(self._heap, (t_ns, prio, self._seq, handler, arg))
 
     def next_time(self) -> int | None:
         return self._heap[0][0] if self._heap else None
@@ -50,7 +54,7 @@ class EventQueue:
         if t_end_ns < self.now_ns:
             raise AssertionError(f"run until {t_end_ns} ns is in the past (now {self.now_ns} ns)")
         heap = self._heap
-        pop = heapq.heappop
+        pop = _heappop
         self.horizon_ns = t_end_ns
         budget = -1 if max_events is None else max_events
         while heap and heap[0][0] <= t_end_ns:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from model.sched.base import select_cpu_per_rq
+from model.sched.base import SchedPolicy, select_cpu_per_rq
 from model.snapshot import BfsEntry, BfsView, YieldOutcome
 from model.task import Task
 
@@ -35,7 +35,7 @@ sleep_us = 3000
 """
 
 
-class RoundRobinPolicy:
+class RoundRobinPolicy(SchedPolicy):
     """Per-CPU FIFO, a fixed slice in ticks, yield to the tail. Not a kernel policy: a yardstick."""
 
     name = "rr"
@@ -51,7 +51,7 @@ class RoundRobinPolicy:
         return len(self.queues[cpu]) + (self.curr[cpu] is not None)
 
     def select_task_rq(self, task: Task, now_ns: int) -> int:
-        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+        return select_cpu_per_rq(task, self.ncpus, self)
 
     def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         task.se = True

@@ -11,24 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
+from model.actions import Spin
 from model.task import Task
 
 # What a CPU's current segment is; its end event fires the machine's ``_on_segment_end``. Plain ints, read
 # on every event.
-SEG_NONE = 0
-SEG_BEGIN = 1  # start (or resume) the current task at once
-SEG_OVERHEAD = 2  # context-switch cost before the incoming task runs
-SEG_COMPUTE = 3
-SEG_SPIN = 4  # spinning with no pending end (ends on an event)
-SEG_SPIN_YIELD = 5  # spinning; at the end, a yield that may switch
-SEG_SPIN_EXIT = 6  # spinning; at the end, the check that finds the condition true
-SEG_DRIVEN = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
-SPINNING = (SEG_SPIN, SEG_SPIN_YIELD)
-IRQ_HARD = 0  # kinds of an open-ended interrupt context (``Interrupts.irq_enter``)
-IRQ_SOFT = 1
-IRQ_OPEN = 1 << 60  # irq_until_ns while an open-ended context runs: "until irq_exit()" (an unboxed int)
+SEG_NONE: Final = 0
+SEG_BEGIN: Final = 1  # start (or resume) the current task at once
+SEG_OVERHEAD: Final = 2  # context-switch cost before the incoming task runs
+SEG_COMPUTE: Final = 3
+SEG_SPIN: Final = 4  # spinning with no pending end (ends on an event)
+SEG_SPIN_YIELD: Final = 5  # spinning; at the end, a yield that may switch
+SEG_SPIN_EXIT: Final = 6  # spinning; at the end, the check that finds the condition true
+SEG_DRIVEN: Final = 7  # a driver runs the task's loop (model.actions.Driven); no end of its own
+SPINNING: Final = (SEG_SPIN, SEG_SPIN_YIELD)
+IRQ_HARD: Final = 0  # kinds of an open-ended interrupt context (``Interrupts.irq_enter``)
+IRQ_SOFT: Final = 1
+# irq_until_ns while an open-ended context runs: "until irq_exit()" (an unboxed int)
+IRQ_OPEN: Final = 1 << 60
 
 
 @dataclass(eq=False, slots=True)
@@ -79,8 +81,11 @@ def charge(cpu: Cpu, now_ns: int, syscall_ns: int) -> None:
         task.left_ns -= elapsed
     elif seg == SEG_OVERHEAD:
         cpu.overhead_left_ns -= elapsed
-    elif task.spin is not None and task.spin.yield_each:
-        period = max(task.spin.iter_ns + syscall_ns, 1)
+    else:
+        spin: Spin | None = task.spin
+        if spin is None or not spin.yield_each:
+            return
+        period = max(spin.iter_ns + syscall_ns, 1)
         total = task.spin_phase_ns + elapsed
         done = (total - 1) // period
         task.yields += done

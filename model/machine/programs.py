@@ -9,7 +9,7 @@ integer-nanosecond instants and in a total order, so a run is a pure function of
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from model.actions import Block, Compute, Driven, Nanosleep, SchedYield, Signal, Spin, Wait
 from model.machine.cpu import (
@@ -24,6 +24,8 @@ from model.machine.cpu import (
 from model.machine.spinning import Spinning
 from model.machine.switching import DEAD
 from model.task import Task
+
+_next: Final = next  # a C static in the compiled model, not a lookup in builtins at every action
 
 
 class Machine(Spinning):
@@ -110,24 +112,26 @@ class Machine(Spinning):
             cpu.seg = SEG_NONE
             return
         now = self.q.now_ns
+        spin: Spin | None = task.spin
+        driven: Driven | None = task.driven
         if cpu.overhead_left_ns > 0 and task.left_ns > 0:
             # The switch's cost runs first: charge it with the compute it precedes, as one segment.
             task.left_ns += cpu.overhead_left_ns
             cpu.overhead_left_ns = 0
             self._post_seg(cpu, SEG_COMPUTE, now + task.left_ns)
-        elif cpu.overhead_left_ns > 0 and task.spin is not None and task.spin.until():
+        elif cpu.overhead_left_ns > 0 and spin is not None and spin.until():
             # Back from its yield, the spinner's check succeeds: the switch cost joins what follows.
             self._end_spin(task)
             self._step(cpu)
-        elif cpu.overhead_left_ns > 0 and (task.spin is not None or task.driven is not None):
+        elif cpu.overhead_left_ns > 0 and (spin is not None or driven is not None):
             self._post_seg(cpu, SEG_OVERHEAD, now + cpu.overhead_left_ns)
         elif task.left_ns > 0:
             self._post_seg(cpu, SEG_COMPUTE, now + task.left_ns)
-        elif task.spin is not None:
+        elif spin is not None:
             self._spin_resume(cpu)
-        elif task.driven is not None:
+        elif driven is not None:
             self._open_seg(cpu, SEG_DRIVEN)
-            task.driven.attach(cpu.index)
+            driven.attach(cpu.index)
         else:
             self._step(cpu)
 
@@ -142,49 +146,57 @@ class Machine(Spinning):
                 self._preempt(cpu)
                 return
             try:
-                act = next(task.program)
+                act = _next(task.program)
             except StopIteration:
                 task.state = DEAD
                 self._schedule(cpu, blocking=True)
                 return
+            # Each branch names the action with its type: compiled, its fields are then read natively.
             kind = type(act)
             if kind is Compute:
-                if act.ns > 0:
-                    task.left_ns = act.ns + cpu.overhead_left_ns  # a pending switch cost runs first
+                compute: Compute = act
+                if compute.ns > 0:
+                    task.left_ns = compute.ns + cpu.overhead_left_ns  # a pending switch cost runs first
                     cpu.overhead_left_ns = 0
                     self._post_seg(cpu, SEG_COMPUTE, self.q.now_ns + task.left_ns)
                     return
             elif kind is Signal:
-                self._signal(act.cond)
+                signal: Signal = act
+                self._signal(signal.cond)
             elif kind is SchedYield:
                 task.yields += 1
                 if not self._sys_yield(cpu):
                     return
             elif kind is Spin:
-                if act.yield_first or not act.until():
-                    task.spin = act
+                spin: Spin = act
+                if spin.yield_first or not spin.until():
+                    task.spin = spin
                     task.spin_phase_ns = 0
-                    self._spinners.setdefault(act.watch, []).append(task)
-                    if act.yield_first and act.yield_each:
+                    self._spinners.setdefault(spin.watch, []).append(task)
+                    if spin.yield_first and spin.yield_each:
                         self._spin_yield(cpu)
                     else:
                         self._spin_resume(cpu)
                     return
             elif kind is Wait:
-                act.cond.tasks.append(task)
+                wait: Wait = act
+                wait.cond.tasks.append(task)
                 self._schedule(cpu, blocking=True)
                 return
             elif kind is Block:
-                act.waitq.tasks.append(task)
+                block: Block = act
+                block.waitq.tasks.append(task)
                 self._schedule(cpu, blocking=True)
                 return
             elif kind is Nanosleep:
-                if self._nanosleep(cpu, task, act.ns):
+                sleep: Nanosleep = act
+                if self._nanosleep(cpu, task, sleep.ns):
                     return
             elif kind is Driven:
-                task.driven = act
+                driven: Driven = act
+                task.driven = driven
                 self._open_seg(cpu, SEG_DRIVEN)
-                act.attach(cpu.index)
+                driven.attach(cpu.index)
                 return
             else:
                 raise TypeError(f"task {task.name} yielded {act!r}, which is not an action")

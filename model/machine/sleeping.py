@@ -22,7 +22,7 @@ class Sleeping(Switching):
         ``from_irq``: the wakeup runs in interrupt context (``in_interrupt()``: a hard interrupt, a
         softirq, a timer); by default, whether an interrupt's handler is running now.
         """
-        if task.state != SLEEPING:
+        if task.state is not SLEEPING:
             return
         now = self.q.now_ns
         policy = self.policy

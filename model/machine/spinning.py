@@ -95,14 +95,15 @@ class Spinning(Interrupts):
     def _watch_changed(self, w: Watchable) -> None:
         """Polled state changed: a running spinner whose condition now holds exits at its next check."""
         for task in self._spinners.get(w, ()):
-            if task.state != RUNNING or not task.spin.until():
+            spin: Spin = task.spin
+            if task.state is not RUNNING or not spin.until():
                 continue
             cpu = self.cpus[task.cpu]
             if cpu.seg not in SPINNING or cpu.irq_until_ns > self.q.now_ns:
                 continue
             self._account(cpu)
-            period = task.spin.iter_ns + (self.syscall_ns if task.spin.yield_each else 0)
-            wait = period - task.spin_phase_ns if task.spin.yield_each else task.spin.iter_ns
+            period = spin.iter_ns + (self.syscall_ns if spin.yield_each else 0)
+            wait = period - task.spin_phase_ns if spin.yield_each else spin.iter_ns
             self._post_seg(cpu, SEG_SPIN_EXIT, self.q.now_ns + max(wait, 0))
 
     # ---- what the layer above provides ------------------------------------------------------------

@@ -11,7 +11,9 @@ spinner yield anew.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
+from model.actions import Driven, Spin
 from model.events import PRIO_TASK, PRIO_TICK, EventQueue
 from model.machine.cpu import SEG_BEGIN, SEG_DRIVEN, SEG_NONE, SPINNING, Cpu, charge, idle_ns, irq_ns
 from model.machine.trace import TraceLog
@@ -19,8 +21,13 @@ from model.sched.base import NSEC_PER_SEC, SchedPolicy
 from model.snapshot import SwitchRecord, TraceRecord, YieldRecord
 from model.task import Task, TaskState
 
-MAX_SYNC_DEPTH = 8  # nested context switches handled at once before deferring to an event
-RUNNING, RUNNABLE, SLEEPING, DEAD = TaskState.RUNNING, TaskState.RUNNABLE, TaskState.SLEEPING, TaskState.DEAD
+MAX_SYNC_DEPTH: Final = 8  # nested context switches handled at once before deferring to an event
+# The states, Final (the compiled model keeps them in C statics); each is one object, so the machine
+# compares them with ``is``.
+RUNNING: Final = TaskState.RUNNING
+RUNNABLE: Final = TaskState.RUNNABLE
+SLEEPING: Final = TaskState.SLEEPING
+DEAD: Final = TaskState.DEAD
 
 
 class Switching:
@@ -114,13 +121,14 @@ class Switching:
         policy = self.policy
         prev = cpu.curr
         if prev is not None:
-            if prev.driven is not None and cpu.seg == SEG_DRIVEN:
-                prev.driven.detach(cpu.index)
+            if cpu.seg == SEG_DRIVEN and prev.driven is not None:
+                driven: Driven = prev.driven
+                driven.detach(cpu.index)
             self._stop(cpu)
             policy.update_curr(cpu.index, now)
             if blocking:
                 policy.dequeue(prev, cpu.index, now)
-                if prev.state != DEAD:
+                if prev.state is not DEAD:
                     prev.state = SLEEPING
                 prev.sleep_start_ns = now
             else:
@@ -218,8 +226,10 @@ class Switching:
         elif cpu.need_resched:
             if cpu.seg != SEG_NONE:  # not in the middle of the task's own program step
                 self._preempt(cpu)
-        elif cpu.seg in SPINNING and cpu.curr.spin is not None and cpu.curr.spin.yield_each:
-            self._spin_yield(cpu)
+        elif cpu.seg in SPINNING:
+            spin: Spin | None = cpu.curr.spin
+            if spin is not None and spin.yield_each:
+                self._spin_yield(cpu)
 
     def _on_tick(self, cpu: Cpu) -> None:
         task = cpu.curr
@@ -236,8 +246,10 @@ class Switching:
             return  # resched at interrupt exit / at the end of the program step
         if cpu.need_resched:
             self._preempt(cpu)
-        elif cpu.seg in SPINNING and task.spin is not None and task.spin.yield_each:
-            self._spin_yield(cpu)
+        elif cpu.seg in SPINNING:
+            spin: Spin | None = task.spin
+            if spin is not None and spin.yield_each:
+                self._spin_yield(cpu)
 
     # ---- what the layers above provide ------------------------------------------------------------
 

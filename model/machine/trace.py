@@ -8,9 +8,11 @@ built or formatted for a trace nobody reads.
 
 from __future__ import annotations
 
+from typing import Final
+
 from model.snapshot import TraceRecord
 
-TRACE_LIMIT = 20_000  # recent trace records kept for snapshots when nobody drains them
+TRACE_LIMIT: Final = 20_000  # recent trace records kept for snapshots when nobody drains them
 
 
 class TraceLog:

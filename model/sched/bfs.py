@@ -25,14 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
-from model.sched.base import NSEC_PER_SEC, cpu_scale_factor
+from model.sched.base import NSEC_PER_SEC, SchedPolicy, cpu_scale_factor
 from model.sched.registry import PolicyInfo, Tunable, landing_words
 from model.snapshot import BfsEntry, BfsView, YieldOutcome
 from model.task import Task
 
-RR_INTERVAL_MS = 6  # BFS: int rr_interval = 6; /* "Scales with number of cpus" */
-PRIO_RANGE = 40
+RR_INTERVAL_MS: Final = 6  # BFS: int rr_interval = 6; /* "Scales with number of cpus" */
+PRIO_RANGE: Final = 40
 YIELD_EXPIRES = Tunable(
     key="yield_expires",
     default=1,
@@ -57,7 +58,7 @@ def _prio_ratios() -> tuple[int, ...]:
     return tuple(ratios)
 
 
-PRIO_RATIOS: tuple[int, ...] = _prio_ratios()  # index nice + 20: 100 ... 655 (nice 0) ... 3987
+PRIO_RATIOS: Final[tuple[int, ...]] = _prio_ratios()  # index nice + 20: 100 ... 655 (nice 0) ... 3987
 
 
 @dataclass(slots=True, eq=False)
@@ -69,7 +70,7 @@ class BfsEntity:
     last_ran_ns: int = 0  # p->last_ran: when schedule() last switched it out (or it was created)
 
 
-class BfsPolicy:
+class BfsPolicy(SchedPolicy):
     """BFS: one global queue, earliest virtual deadline first, old deadlines FIFO."""
 
     name: str = "bfs"

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_MSEC,
+    SchedPolicy,
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
@@ -35,9 +37,9 @@ from model.sched.timeline import Node, Timeline
 from model.snapshot import YIELD_ALONE, Cfs2623Entry, Cfs2623View, YieldOutcome
 from model.task import Task
 
-LATENCY_NS = 20 * NSEC_PER_MSEC  # sysctl_sched_latency before boot-time scaling
-MIN_GRANULARITY_NS = 2 * NSEC_PER_MSEC  # sysctl_sched_min_granularity
-GRANULARITY_LIMIT_NS = 100 * NSEC_PER_MSEC  # the clamp in 2.6.23 sched_init_granularity()
+LATENCY_NS: Final = 20 * NSEC_PER_MSEC  # sysctl_sched_latency before boot-time scaling
+MIN_GRANULARITY_NS: Final = 2 * NSEC_PER_MSEC  # sysctl_sched_min_granularity
+GRANULARITY_LIMIT_NS: Final = 100 * NSEC_PER_MSEC  # the clamp in 2.6.23 sched_init_granularity()
 COMPAT_YIELD = Tunable(
     key="compat_yield",
     default=0,
@@ -92,7 +94,7 @@ def _se(task: Task) -> Se2623:
     return task.se
 
 
-class Cfs2623Policy:
+class Cfs2623Policy(SchedPolicy):
     name = "cfs-2.6.23"
 
     def __init__(self, ncpus: int, hz: int) -> None:
@@ -205,7 +207,7 @@ class Cfs2623Policy:
     # ---- SchedPolicy -------------------------------------------------------------------------------
 
     def select_task_rq(self, task: Task, now_ns: int) -> int:
-        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+        return select_cpu_per_rq(task, self.ncpus, self)
 
     def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         rq = self.rqs[cpu]

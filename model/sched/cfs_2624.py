@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Final
 
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_MSEC,
+    SchedPolicy,
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
@@ -28,12 +30,12 @@ from model.sched.timeline import Node, Timeline
 from model.snapshot import YIELD_ALONE, Cfs2624Entry, Cfs2624View, YieldOutcome
 from model.task import Task
 
-LATENCY_NS = 20 * NSEC_PER_MSEC  # sysctl_sched_latency before boot-time scaling
-MIN_GRANULARITY_NS = 4 * NSEC_PER_MSEC  # sysctl_sched_min_granularity
-WAKEUP_GRANULARITY_NS = 10 * NSEC_PER_MSEC  # sysctl_sched_wakeup_granularity
-BATCH_WAKEUP_GRANULARITY_NS = 10 * NSEC_PER_MSEC  # kept for the tunables table; no SCHED_BATCH here
-GRANULARITY_LIMIT_NS = 200 * NSEC_PER_MSEC  # the clamp in 2.6.24 sched_init_granularity()
-SCHED_NR_LATENCY = 5  # latency / min_granularity; not rescaled with the CPU count
+LATENCY_NS: Final = 20 * NSEC_PER_MSEC  # sysctl_sched_latency before boot-time scaling
+MIN_GRANULARITY_NS: Final = 4 * NSEC_PER_MSEC  # sysctl_sched_min_granularity
+WAKEUP_GRANULARITY_NS: Final = 10 * NSEC_PER_MSEC  # sysctl_sched_wakeup_granularity
+BATCH_WAKEUP_GRANULARITY_NS: Final = 10 * NSEC_PER_MSEC  # kept for the tunables table; no SCHED_BATCH here
+GRANULARITY_LIMIT_NS: Final = 200 * NSEC_PER_MSEC  # the clamp in 2.6.24 sched_init_granularity()
+SCHED_NR_LATENCY: Final = 5  # latency / min_granularity; not rescaled with the CPU count
 
 
 @dataclass(slots=True)
@@ -69,7 +71,7 @@ def calc_delta_fair(delta: int, weight: int) -> int:
     return delta if weight == NICE_0_LOAD else delta * NICE_0_LOAD // weight
 
 
-class Cfs2624Policy:
+class Cfs2624Policy(SchedPolicy):
     name = "cfs-2.6.24"
 
     def __init__(self, ncpus: int, hz: int) -> None:
@@ -120,7 +122,7 @@ class Cfs2624Policy:
     # ---- SchedPolicy -------------------------------------------------------------------------------
 
     def select_task_rq(self, task: Task, now_ns: int) -> int:
-        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+        return select_cpu_per_rq(task, self.ncpus, self)
 
     def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         rq = self.rqs[cpu]

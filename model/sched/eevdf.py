@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_SEC,
+    SchedPolicy,
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
@@ -32,7 +34,7 @@ from model.task import Task
 
 # sysctl_sched_base_slice: 0.70 ms from 6.15 (2ae891b8 "Reduce the default slice to avoid tasks getting
 # an extra tick"); 0.75 ms in 6.6-6.14. Scaled by 1 + ilog2(min(ncpus, 8)) at boot.
-BASE_SLICE_NS = 700_000
+BASE_SLICE_NS: Final = 700_000
 YIELD_FORFEIT = Tunable(
     key="yield_forfeit",
     default=1,
@@ -122,7 +124,7 @@ def _deadline(task: Task) -> int:
     return int(task.se.deadline)
 
 
-class EevdfPolicy:
+class EevdfPolicy(SchedPolicy):
     """Linux 6.6+ EEVDF: eligible-earliest-deadline pick, lag-preserving placement, forfeiting yield."""
 
     name: str = "eevdf"
@@ -139,7 +141,7 @@ class EevdfPolicy:
     # ---- placement and queueing -------------------------------------------------------------------
 
     def select_task_rq(self, task: Task, now_ns: int) -> int:
-        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+        return select_cpu_per_rq(task, self.ncpus, self)
 
     def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         # task_fork_fair(): update_curr(), then place_entity(ENQUEUE_INITIAL) with no lag (__sched_fork).

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from model.sched.base import select_cpu_per_rq
+from model.sched.base import SchedPolicy, select_cpu_per_rq
 from model.sched.o1_arrays import (
     CHILD_PENALTY,
     MAX_PRIO,
@@ -40,7 +40,7 @@ from model.snapshot import O1Entry, O1View, YieldOutcome
 from model.task import Task
 
 
-class O1Policy:
+class O1Policy(SchedPolicy):
     """Linux 2.6.22 O(1): per-CPU active/expired arrays, jiffy slices, sleep_avg interactivity."""
 
     name: str = "o1"
@@ -48,13 +48,14 @@ class O1Policy:
     def __init__(self, ncpus: int, hz: int) -> None:
         self.ncpus = ncpus
         self.params = O1Params.for_hz(hz)
+        self._ns_max_sleep_avg = self.params.ns_max_sleep_avg  # read at every schedule-out
         self._rqs = [O1Runqueue() for _ in range(ncpus)]
         self.spawner = SpawnContext.fresh(self.params)  # the parent of tasks created with parent None
 
     # ---- placement and queueing -------------------------------------------------------------------
 
     def select_task_rq(self, task: Task, now_ns: int) -> int:
-        return select_cpu_per_rq(task, self.ncpus, self.nr_running)
+        return select_cpu_per_rq(task, self.ncpus, self)
 
     def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         """2.6.22 sched_fork() + wake_up_new_task() for a thread (CLONE_VM): the child takes half the
@@ -259,16 +260,23 @@ class O1Policy:
             else:
                 # SIMPLIFICATION: no SLEEP_NONINTERACTIVE limit for uninterruptible (I/O) sleeps.
                 se.sleep_avg_ns += sleep_ns
-            se.sleep_avg_ns = min(se.sleep_avg_ns, self.params.ns_max_sleep_avg)
+            if se.sleep_avg_ns > self._ns_max_sleep_avg:
+                se.sleep_avg_ns = self._ns_max_sleep_avg
         return self.params.normal_prio(se.static_prio, se.sleep_avg_ns)
 
     def _charge_run(self, task: Task, now_ns: int) -> None:
         """2.6.22 ``schedule()``: sleep_avg -= run_time / (CURRENT_BONUS ? : 1), run_time at most
         NS_MAX_SLEEP_AVG."""
         se: O1Entity = task.se
-        run_ns = min(max(now_ns - se.timestamp_ns, 0), self.params.ns_max_sleep_avg)
+        # Comparisons, not min()/max(): this runs at every context switch.
+        run_ns = now_ns - se.timestamp_ns
+        if run_ns < 0:
+            run_ns = 0
+        elif run_ns > self._ns_max_sleep_avg:
+            run_ns = self._ns_max_sleep_avg
         run_ns //= self.params.current_bonus(se.sleep_avg_ns) or 1
-        se.sleep_avg_ns = max(se.sleep_avg_ns - run_ns, 0)
+        sleep_avg = se.sleep_avg_ns - run_ns
+        se.sleep_avg_ns = sleep_avg if sleep_avg > 0 else 0
         se.timestamp_ns = now_ns
 
     def _expire(self, rq: O1Runqueue, p: Task, now_jiffies: int) -> None:

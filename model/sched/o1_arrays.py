@@ -5,29 +5,29 @@ queues, and the fork arithmetic of ``sched_fork()`` / ``wake_up_new_task()``. ``
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final
 
 from model.sched.base import NSEC_PER_SEC
 from model.task import Task
 
-MAX_RT_PRIO = 100
-MAX_PRIO = 140
-MAX_USER_PRIO = 40
-NICE_0_PRIO = MAX_RT_PRIO + 20  # NICE_TO_PRIO(0)
-PRIO_BONUS_RATIO = 25
-MAX_BONUS = MAX_USER_PRIO * PRIO_BONUS_RATIO // 100  # 10
-INTERACTIVE_DELTA = 2
-ON_RUNQUEUE_WEIGHT = 30  # % of a process-context wakeup's run-queue wait credited as sleep
-CHILD_PENALTY = 95  # % of the parent's bonus a child starts with (wake_up_new_task)
-PARENT_PENALTY = 100  # % of its bonus a forking parent keeps
+MAX_RT_PRIO: Final = 100
+MAX_PRIO: Final = 140
+MAX_USER_PRIO: Final = 40
+NICE_0_PRIO: Final = MAX_RT_PRIO + 20  # NICE_TO_PRIO(0)
+PRIO_BONUS_RATIO: Final = 25
+MAX_BONUS: Final = MAX_USER_PRIO * PRIO_BONUS_RATIO // 100  # 10
+INTERACTIVE_DELTA: Final = 2
+ON_RUNQUEUE_WEIGHT: Final = 30  # % of a process-context wakeup's run-queue wait credited as sleep
+CHILD_PENALTY: Final = 95  # % of the parent's bonus a child starts with (wake_up_new_task)
+PARENT_PENALTY: Final = 100  # % of its bonus a forking parent keeps
 
 # enum sleep_type (2.6.22 include/linux/sched.h): how the last wakeup happened.
-SLEEP_NORMAL = 0
-SLEEP_NONINTERACTIVE = 1  # one long sleep hit the INTERACTIVE_SLEEP ceiling (or an uninterruptible sleep)
-SLEEP_INTERACTIVE = 2  # woken from process context: its run-queue wait counts ON_RUNQUEUE_WEIGHT %
-SLEEP_INTERRUPTED = 3  # woken from interrupt context (in_interrupt()): its whole run-queue wait counts
+SLEEP_NORMAL: Final = 0
+SLEEP_NONINTERACTIVE: Final = 1  # one long sleep hit the INTERACTIVE_SLEEP ceiling (or uninterruptible)
+SLEEP_INTERACTIVE: Final = 2  # woken from process context: its run-queue wait counts ON_RUNQUEUE_WEIGHT %
+SLEEP_INTERRUPTED: Final = 3  # woken from interrupt context (in_interrupt()): its whole run-queue wait counts
 
 
 def nice_to_prio(nice: int) -> int:
@@ -145,39 +145,48 @@ def split_time_slice(parent_slice: int) -> tuple[int, int]:
 
 
 class PrioArray:
-    """``struct prio_array``: one FIFO list per prio and a bitmap of the non-empty ones."""
+    """``struct prio_array``: one FIFO list per prio and a bitmap of the non-empty ones.
+
+    Only the SCHED_OTHER prios occur (MAX_RT_PRIO..MAX_PRIO-1: ``O1Params.normal_prio`` clamps to them,
+    o1.py's SIMPLIFICATION), so bit ``prio - MAX_RT_PRIO`` stands for a prio: 40 bits, an int the
+    compiled model keeps unboxed, where the kernel's 140-bit map would be a Python long.
+    """
 
     __slots__ = ("bitmap", "nr_active", "queue")
 
     def __init__(self) -> None:
-        self.queue: list[deque[Task]] = [deque() for _ in range(MAX_PRIO)]
+        self.queue: list[list[Task]] = [[] for _ in range(MAX_PRIO)]
         self.bitmap = 0
         self.nr_active = 0
 
     def enqueue(self, task: Task) -> None:
         se: O1Entity = task.se
-        self.queue[se.prio].append(task)
-        self.bitmap |= 1 << se.prio
+        prio = se.prio
+        self.queue[prio].append(task)
+        self.bitmap |= 1 << (prio - MAX_RT_PRIO)
         self.nr_active += 1
         se.array = self
 
     def dequeue(self, task: Task) -> None:
         se: O1Entity = task.se
-        q = self.queue[se.prio]
+        prio = se.prio
+        q = self.queue[prio]
         q.remove(task)
         if not q:
-            self.bitmap &= ~(1 << se.prio)
+            self.bitmap &= ~(1 << (prio - MAX_RT_PRIO))
         self.nr_active -= 1
         se.array = None
 
     def requeue(self, task: Task) -> None:
-        q = self.queue[task.se.prio]  # requeue_task(): list_move_tail within the same prio list
+        se: O1Entity = task.se
+        q = self.queue[se.prio]  # requeue_task(): list_move_tail within the same prio list
         q.remove(task)
         q.append(task)
 
     def first(self) -> Task:
-        idx = (self.bitmap & -self.bitmap).bit_length() - 1  # sched_find_first_bit()
-        return self.queue[idx][0]
+        bitmap = self.bitmap
+        idx = (bitmap & -bitmap).bit_length() - 1  # sched_find_first_bit()
+        return self.queue[idx + MAX_RT_PRIO][0]
 
     def tasks(self) -> Iterator[Task]:
         """In pick order: by prio, then FIFO."""
