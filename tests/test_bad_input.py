@@ -333,6 +333,7 @@ def option_cases() -> list[Case]:
     cases.append(Case("bench --repeat 0", ("BENCH", "--repeat", "0"), "--repeat"))
     cases.append(Case("bench --repeat 10**6", ("BENCH", "--repeat", "1000000"), "--repeat"))
     cases.append(Case("bench --duration nan", ("BENCH", "--duration", "nan"), "--duration"))
+    cases.append(Case("bench --only no-such-row", ("BENCH", "--only", "no-such-row"), "--only"))
     return cases
 
 

@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--repeat", type=int, default=3, metavar="N", help="runs per row; the fastest is shown (default 3)"
     )
+    bench.add_argument(
+        "--only", default="", metavar="TEXT", help="only the rows whose label contains TEXT, e.g. 'o1 fixed'"
+    )
     gui = sub.add_parser("gui", help="open the explainer window")
     gui.add_argument("scenario", nargs="?", help="built-in name or path to a .toml file")
     export = sub.add_parser("export", help="render the window or a panel to PNG, SVG or PDF, headless")
