@@ -74,27 +74,26 @@ class _Turn:
         self.d_at = 0
         self.d_seq = 0
 
-    def copy(self) -> _Turn:
-        c = _Turn()
-        c.st = self.st[:]
-        c.t = self.t[:]
-        c.seq = self.seq[:]
-        c.touched = self.touched[:]
+    def copy_into(self, c: _Turn) -> None:
+        """Make ``c`` this state (in place: a stretch keeps two states and swaps them turn by turn)."""
+        c.st[:] = self.st
+        c.t[:] = self.t
+        c.seq[:] = self.seq
+        c.touched[:] = self.touched
         c.pending = self.pending
         c.order = self.order
         c.root_holder = self.root_holder
-        c.root_q = self.root_q[:]
+        c.root_q[:] = self.root_q
         c.root_last = self.root_last
         c.bl_holder = self.bl_holder
-        c.bl_q = self.bl_q[:]
+        c.bl_q[:] = self.bl_q
         c.bl_last = self.bl_last
-        c.band_qlen = self.band_qlen[:]
-        c.wmem = self.wmem[:]
+        c.band_qlen[:] = self.band_qlen
+        c.wmem[:] = self.wmem
         c.draw = self.draw
         c.d_state = self.d_state
         c.d_at = self.d_at
         c.d_seq = self.d_seq
-        return c
 
     def post(self, i: int, state: int, t: int) -> None:
         """Sender ``i``'s next event: ``state`` at ``t``, posted now."""
@@ -143,14 +142,15 @@ class ClosedForm(SenderEngine):
         self._d_cpu = d.cpu
         t = self.m.q.now_ns
         done = 0
+        turn = _Turn()  # the turn being tried; ``state`` stays as it was if the turn is not plain
         while True:
-            nxt = self._turn(d, members, state, t, bound)
+            nxt = self._turn(d, members, state, turn, t, bound)
             if nxt is None:
                 break
-            turn, owner, band, t_post = nxt
+            owner, band, t_post = nxt
             self._commit(d, turn, owner, band, t_post)
-            state = turn
-            t = turn.d_at
+            state, turn = turn, state
+            t = state.d_at
             done += 1
         if not done:
             return False
@@ -194,7 +194,10 @@ class ClosedForm(SenderEngine):
                 continue  # the dequeuer itself; a sender off its CPU (asleep, preempted) stays so
             xcpu = self.xcpus[ctx.cpu]
             if not xcpu.stack or xcpu.stack[-1] is not ctx:
-                return None  # an interrupt or softirq runs over it
+                # An interrupt or softirq runs over it (often the dequeuer itself, net_tx_action() at
+                # the sender's local_bh_enable()): it stays frozen for the stretch, whose bound is that
+                # context's next step. A lock it holds or waits for is checked below: not modelled.
+                continue
             # A softirq raised while it has bottom halves off waits for its local_bh_enable(): the
             # stretch stops before that (see _step).
             s.pending[i] = bool(xcpu.pending)
@@ -257,19 +260,20 @@ class ClosedForm(SenderEngine):
         """(owner, band) of the packet dequeue_skb() takes now (strict priority, FIFO in a band)."""
         for band, qlen in enumerate(turn.band_qlen):
             if qlen:
-                return self.owners[band].head(1)[0][0], band
+                return self.owners[band].first(), band
         return -1, -1
 
     def _cost(self, last: int, cpu: int) -> int:
         return 0 if last == cpu else self.costs.lock_ns
 
     def _turn(
-        self, d: Ctx, members: list[int], base: _Turn, t0: int, bound: int
-    ) -> tuple[_Turn, int, int, int] | None:
-        """The turn from ``t0`` (the dequeuer holds the root lock), or None if it is not plain."""
+        self, d: Ctx, members: list[int], base: _Turn, turn: _Turn, t0: int, bound: int
+    ) -> tuple[int, int, int] | None:
+        """The turn from ``t0`` (the dequeuer holds the root lock) into ``turn``: (owner and band of the
+        packet, when the dequeuer asked for the root lock back), or None if it is not plain."""
         k = self.costs
-        turn = base.copy()
-        turn.enq = []
+        base.copy_into(turn)
+        turn.enq.clear()
         owner, band = self._head(turn)
         if owner < 0:
             return None
@@ -325,7 +329,7 @@ class ClosedForm(SenderEngine):
         # __qdisc_run()'s checks after the packet: any exit is the event engine's.
         if sum(turn.band_qlen) == 0 or self._would_exit(d, turn.d_at):
             return None
-        return turn, owner, band, t_post
+        return owner, band, t_post
 
     def _would_exit(self, d: Ctx, t: int) -> bool:
         rule = self.exit_rule
@@ -416,9 +420,8 @@ class ClosedForm(SenderEngine):
         """Apply one plain turn, in the order the event engine would."""
         q = self.qdisc
         q.dequeue_bands(1)
-        taken: dict[int, int] = {}
-        self.owners[band].take(1, taken)
-        assert owner in taken
+        taken = self.owners[band].take_one()
+        assert taken == owner
         nic = self.nic
         if nic is None or self.cfg.orphan == "xmit":
             self.sockets[owner].free(1)  # skb_orphan_try(): wakes nobody (checked)

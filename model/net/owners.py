@@ -102,6 +102,23 @@ class PatternFifo:
         self.qlen -= got
         return got
 
+    def first(self) -> int:
+        """The owner of the head packet (the FIFO is not empty)."""
+        run = self._runs[0]
+        return run.cpus[run.offset]
+
+    def take_one(self) -> int:
+        """Take the head packet; its owner (``take(1, out)`` for one packet, without the counts)."""
+        run = self._runs[0]
+        owner = run.cpus[run.offset]
+        if run.count == 1:
+            self._runs.popleft()
+        else:
+            run.offset = (run.offset + 1) % len(run.cpus)
+            run.count -= 1
+        self.qlen -= 1
+        return owner
+
     def head(self, max_packets: int) -> tuple[tuple[int, int], ...]:
         """The first packets as ``(cpu, count)`` runs, for drawing (at most ``max_packets`` packets)."""
         out: list[tuple[int, int]] = []

@@ -138,9 +138,7 @@ class QdiscRunner(CpuEngine):
             band = 0
             while not band_pkts[band]:
                 band += 1
-            taken: dict[int, int] = {}
-            self.owners[band].take(1, taken)
-            owner = next(iter(taken))
+            owner = self.owners[band].take_one()
         ctx.skb_owner = owner
         ctx.skb_band = band
         self._work(ctx, self.costs.deq_ns, self._q_xmit)
