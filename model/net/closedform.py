@@ -46,18 +46,27 @@ FREE: Final = -1
 INF: Final = 1 << 60  # past any run (and inside mypyc's unboxed integers)
 
 
+class _Sender:
+    """One sender's part of a stretch's state (attributes, so that mypyc keeps the numbers unboxed)."""
+
+    __slots__ = ("seq", "st", "t", "touched", "wmem")
+
+    def __init__(self) -> None:
+        self.st = -1  # P_* or -1 (not in play)
+        self.t = 0  # the instant of its next event (states >= P_USER)
+        self.seq = 0  # the order its next event was posted in
+        self.touched = False  # its event was posted in the stretch
+        self.wmem = 0  # its socket's sk_wmem_alloc
+
+
 class _Turn:
     """The tentative state of a turn: a copy of the stretch's state, kept only if the turn is plain."""
 
     __slots__ = ("band_qlen", "bl_holder", "bl_last", "bl_q", "d_at", "d_seq", "d_state", "draw",
-                 "enq", "order", "pending", "root_holder", "root_last", "root_q", "seq", "st", "t",
-                 "touched", "wmem")  # fmt: skip
+                 "enq", "order", "pending", "root_holder", "root_last", "root_q", "senders")  # fmt: skip
 
-    def __init__(self) -> None:
-        self.st: list[int] = []  # per sender: P_* or -1 (not in play)
-        self.t: list[int] = []  # per sender: the instant of its next event (states >= P_USER)
-        self.seq: list[int] = []  # per sender: the order its next event was posted in
-        self.touched: list[bool] = []  # per sender: its event was posted in the stretch
+    def __init__(self, n: int) -> None:
+        self.senders = [_Sender() for _ in range(n)]  # per sender
         self.pending: list[bool] = []  # per sender: softirqs wait on its CPU for its local_bh_enable()
         self.order = 0  # the next posting order
         self.root_holder = D_ID
@@ -67,7 +76,6 @@ class _Turn:
         self.bl_q: list[int] = []
         self.bl_last = 0
         self.band_qlen: list[int] = []
-        self.wmem: list[int] = []  # per sender: sk_wmem_alloc
         self.draw = 0  # the user-work jitter index
         self.enq: list[tuple[int, bool]] = []  # (sender, accepted) in enqueue order
         self.d_state = D_DRV
@@ -76,10 +84,12 @@ class _Turn:
 
     def copy_into(self, c: _Turn) -> None:
         """Make ``c`` this state (in place: a stretch keeps two states and swaps them turn by turn)."""
-        c.st[:] = self.st
-        c.t[:] = self.t
-        c.seq[:] = self.seq
-        c.touched[:] = self.touched
+        for a, b in zip(self.senders, c.senders, strict=True):
+            b.st = a.st
+            b.t = a.t
+            b.seq = a.seq
+            b.touched = a.touched
+            b.wmem = a.wmem
         c.pending = self.pending
         c.order = self.order
         c.root_holder = self.root_holder
@@ -89,7 +99,6 @@ class _Turn:
         c.bl_q[:] = self.bl_q
         c.bl_last = self.bl_last
         c.band_qlen[:] = self.band_qlen
-        c.wmem[:] = self.wmem
         c.draw = self.draw
         c.d_state = self.d_state
         c.d_at = self.d_at
@@ -97,11 +106,12 @@ class _Turn:
 
     def post(self, i: int, state: int, t: int) -> None:
         """Sender ``i``'s next event: ``state`` at ``t``, posted now."""
-        self.st[i] = state
-        self.t[i] = t
-        self.seq[i] = self.order
+        one = self.senders[i]
+        one.st = state
+        one.t = t
+        one.seq = self.order
         self.order += 1
-        self.touched[i] = True
+        one.touched = True
 
     def post_d(self, state: int, t: int) -> None:
         self.d_state = state
@@ -142,7 +152,7 @@ class ClosedForm(SenderEngine):
         self._d_cpu = d.cpu
         t = self.m.q.now_ns
         done = 0
-        turn = _Turn()  # the turn being tried; ``state`` stays as it was if the turn is not plain
+        turn = _Turn(len(self.sender_ctx))  # the turn tried; ``state`` stays as it was if it is not plain
         while True:
             nxt = self._turn(d, members, state, turn, t, bound)
             if nxt is None:
@@ -176,12 +186,8 @@ class ClosedForm(SenderEngine):
         q = self.qdisc
         if self.root.holder is not d or q.requeued is not None or q.qlen == 0:
             return None
-        s = _Turn()
         n = len(self.sender_ctx)
-        s.st = [-1] * n
-        s.t = [0] * n
-        s.seq = [0] * n
-        s.touched = [False] * n
+        s = _Turn(n)
         s.pending = [False] * n
         order_of: dict[int, int] = {}
         for _t, order, ctx, g in self.steps:
@@ -205,35 +211,35 @@ class ClosedForm(SenderEngine):
                 return None
             if ctx.status == ST_WORK:
                 if ctx.cont == self._snd_xmit:
-                    s.st[i] = P_USER
+                    s.senders[i].st = P_USER
                 elif ctx.cont == self._snd_root and busy.holder is ctx:
-                    s.st[i] = P_BGRANT
+                    s.senders[i].st = P_BGRANT
                 elif ctx.cont == self._snd_enqueue and self.root.holder is ctx:
-                    s.st[i] = P_RGRANT
+                    s.senders[i].st = P_RGRANT
                 else:
                     return None
-                s.t[i] = ctx.end_ns
-                s.seq[i] = order_of[i]
+                s.senders[i].t = ctx.end_ns
+                s.senders[i].seq = order_of[i]
             elif ctx.status == ST_WAIT and ctx.lock is busy:
-                s.st[i] = P_BWAIT
+                s.senders[i].st = P_BWAIT
             elif ctx.status == ST_WAIT and ctx.lock is self.root and ctx.contended and busy.holder is ctx:
-                s.st[i] = P_RWAIT
+                s.senders[i].st = P_RWAIT
             else:
                 return None
             members.append(i)
-        if any(s.st[i] == P_RGRANT for i in members):
+        if any(s.senders[i].st == P_RGRANT for i in members):
             return None  # the dequeuer holds the root lock at the top of its loop
         for w in busy.waiters:
-            if not (isinstance(w, Ctx) and w.sender in members and s.st[w.sender] == P_BWAIT):
+            if not (isinstance(w, Ctx) and w.sender in members and s.senders[w.sender].st == P_BWAIT):
                 return None
             s.bl_q.append(w.sender)
         for w in self.root.waiters:
-            if not (isinstance(w, Ctx) and w.sender in members and s.st[w.sender] == P_RWAIT):
+            if not (isinstance(w, Ctx) and w.sender in members and s.senders[w.sender].st == P_RWAIT):
                 return None
             s.root_q.append(w.sender)
-        if sum(1 for i in members if s.st[i] == P_RWAIT) != len(s.root_q):
+        if sum(1 for i in members if s.senders[i].st == P_RWAIT) != len(s.root_q):
             return None
-        if sum(1 for i in members if s.st[i] == P_BWAIT) != len(s.bl_q):
+        if sum(1 for i in members if s.senders[i].st == P_BWAIT) != len(s.bl_q):
             return None
         holder = busy.holder
         if holder is None:
@@ -241,7 +247,7 @@ class ClosedForm(SenderEngine):
         elif (
             isinstance(holder, Ctx)
             and holder.sender in members
-            and s.st[holder.sender] in (P_BGRANT, P_RWAIT)
+            and s.senders[holder.sender].st in (P_BGRANT, P_RWAIT)
         ):
             s.bl_holder = holder.sender
         else:
@@ -250,7 +256,8 @@ class ClosedForm(SenderEngine):
         s.root_last = self.root.last_cpu
         s.bl_last = busy.last_cpu
         s.band_qlen = [q.band_qlen(b) for b in range(q.bands)]
-        s.wmem = [sock.wmem_alloc for sock in self.sockets]
+        for one, sock in zip(s.senders, self.sockets, strict=True):
+            one.wmem = sock.wmem_alloc
         s.draw = self._user_i
         return members, s
 
@@ -283,8 +290,8 @@ class ClosedForm(SenderEngine):
         nic = self.nic
         sock = self.sockets[owner]
         if nic is None or self.cfg.orphan == "xmit":
-            turn.wmem[owner] -= sock.truesize
-            if sock.sleeping and 2 * turn.wmem[owner] <= sock.sndbuf:
+            turn.senders[owner].wmem -= sock.truesize
+            if sock.sleeping and 2 * turn.senders[owner].wmem <= sock.sndbuf:
                 return None
         if nic is not None:
             ring = nic.ring_of(owner)
@@ -301,8 +308,8 @@ class ClosedForm(SenderEngine):
             i_min = _earliest(turn, members)
             if (
                 i_min < 0
-                or turn.d_at < turn.t[i_min]
-                or (turn.d_at == turn.t[i_min] and turn.d_seq < turn.seq[i_min])
+                or turn.d_at < turn.senders[i_min].t
+                or (turn.d_at == turn.senders[i_min].t and turn.d_seq < turn.senders[i_min].seq)
             ):
                 t_d = turn.d_at
                 if t_d >= bound:
@@ -323,7 +330,7 @@ class ClosedForm(SenderEngine):
                     turn.root_q.append(D_ID)
                     turn.d_state, turn.d_at, turn.d_seq = D_WAIT, INF, INF
                 continue
-            t_min = turn.t[i_min]
+            t_min = turn.senders[i_min].t
             if t_min >= bound or not self._step(turn, i_min, t_min):
                 return None
         # __qdisc_run()'s checks after the packet: any exit is the event engine's.
@@ -343,7 +350,7 @@ class ClosedForm(SenderEngine):
 
     def _step(self, turn: _Turn, i: int, t: int) -> bool:
         """Sender ``i``'s event at ``t`` (False: something the stretch does not model)."""
-        st = turn.st[i]
+        st = turn.senders[i].st
         cpu = self.sender_ctx[i].cpu
         if st == P_USER:  # dev_queue_xmit(), contended: spin_lock(busylock)
             if turn.bl_holder == FREE and not turn.bl_q:
@@ -352,7 +359,7 @@ class ClosedForm(SenderEngine):
                 turn.bl_last = cpu
             else:
                 turn.bl_q.append(i)
-                turn.st[i] = P_BWAIT
+                turn.senders[i].st = P_BWAIT
             return True
         if st == P_BGRANT:  # spin_lock(root)
             if turn.root_holder == FREE and not turn.root_q:
@@ -361,7 +368,7 @@ class ClosedForm(SenderEngine):
                 turn.root_last = cpu
             else:
                 turn.root_q.append(i)
-                turn.st[i] = P_RWAIT
+                turn.senders[i].st = P_RWAIT
             return True
         if st == P_RGRANT:  # holding the root lock: the enqueue
             turn.post(i, P_ENQ, t + self.costs.enq_ns)
@@ -375,7 +382,7 @@ class ClosedForm(SenderEngine):
         if accepted:
             turn.band_qlen[band] += 1
         else:
-            turn.wmem[i] -= sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
+            turn.senders[i].wmem -= sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
         turn.enq.append((i, accepted))
         self._release_root(turn, t)
         turn.bl_holder = FREE
@@ -385,9 +392,9 @@ class ClosedForm(SenderEngine):
             turn.bl_holder = nxt
             turn.post(nxt, P_BGRANT, t + self._cost(turn.bl_last, ncpu))
             turn.bl_last = ncpu
-        if turn.wmem[i] >= sock.sndbuf:
+        if turn.senders[i].wmem >= sock.sndbuf:
             return False  # sock_alloc_send_skb() would sleep
-        turn.wmem[i] += sock.truesize
+        turn.senders[i].wmem += sock.truesize
         turn.post(i, P_USER, t + self._user_draw(turn))
         return True
 
@@ -460,12 +467,12 @@ class ClosedForm(SenderEngine):
         busy.waiters.clear()
         for i in members:
             ctx = self.sender_ctx[i]
-            st = turn.st[i]
+            st = turn.senders[i].st
             ctx.in_xmit = ctx.contended = st != P_USER
             if st >= P_USER:
-                if turn.touched[i]:
+                if turn.senders[i].touched:
                     ctx.cont = self._snd_xmit if st == P_USER else self._snd_root
-                    posts.append((turn.seq[i], turn.t[i], ctx))
+                    posts.append((turn.senders[i].seq, turn.senders[i].t, ctx))
                 continue
             ctx.gen += 1
             ctx.status = ST_WAIT
@@ -495,10 +502,11 @@ def _earliest(turn: _Turn, members: list[int]) -> int:
     """The sender whose event comes first (instant, then posting order), or -1."""
     best = -1
     bt = bq = INF
-    st, times, seqs = turn.st, turn.t, turn.seq
+    senders = turn.senders
     for i in members:
-        if st[i] >= P_USER:
-            t = times[i]
-            if t < bt or (t == bt and seqs[i] < bq):
-                best, bt, bq = i, t, seqs[i]
+        one = senders[i]
+        if one.st >= P_USER:
+            t = one.t
+            if t < bt or (t == bt and one.seq < bq):
+                best, bt, bq = i, t, one.seq
     return best
