@@ -84,7 +84,10 @@ class _Turn:
 
     def copy_into(self, c: _Turn) -> None:
         """Make ``c`` this state (in place: a stretch keeps two states and swaps them turn by turn)."""
-        for a, b in zip(self.senders, c.senders, strict=True):
+        src, dst = self.senders, c.senders
+        for k in range(len(src)):  # an index loop: mypyc compiles it to a C loop, zip() it does not
+            a = src[k]
+            b = dst[k]
             b.st = a.st
             b.t = a.t
             b.seq = a.seq

@@ -84,18 +84,20 @@ class Wire:
                     self.free_at = t
                 return
             start = self.free_at
-            # Whole rounds at once: every ring with packets left sends one per round, in the same order.
-            active = [r for r in rings if r.unsent]
-            k = len(active)
-            rounds = min(min(r.unsent for r in active) - 1, (t - start) // (w * k) if t > start else 0)
-            if rounds > 0:
-                for r in active:
-                    r.unsent -= rounds
-                    r.done += rounds
-                self.sent += rounds * k
-                start += rounds * k * w
-                self.free_at = start
-                continue
+            # Whole rounds at once: every ring with packets left sends one per round, in the same order
+            # (none fits unless a packet's time does: the common case, a packet or so behind).
+            if t - start >= w:
+                active = [r for r in rings if r.unsent]
+                k = len(active)
+                rounds = min(min(r.unsent for r in active) - 1, (t - start) // (w * k))
+                if rounds > 0:
+                    for r in active:
+                        r.unsent -= rounds
+                        r.done += rounds
+                    self.sent += rounds * k
+                    start += rounds * k * w
+                    self.free_at = start
+                    continue
             rings[nxt].unsent -= 1
             self.ptr = nxt
             self.busy_ring = nxt
