@@ -20,6 +20,7 @@ from model.machine.cpu import (
     SEG_SPIN_EXIT,
     SEG_SPIN_YIELD,
     Cpu,
+    charge,
 )
 from model.machine.spinning import Spinning
 from model.machine.switching import DEAD
@@ -88,14 +89,15 @@ class Machine(Spinning):
         seg = cpu.seg
         task = cpu.curr
         assert task is not None
+        now = self.q.now_ns
         if seg == SEG_COMPUTE:  # the common case, inline
-            elapsed = self.q.now_ns - cpu.seg_start_ns
+            elapsed = now - cpu.seg_start_ns
             task.exec_ns += elapsed
             cpu.task_ns += elapsed
             task.left_ns = 0
             self._step(cpu)
             return
-        self._account(cpu)
+        charge(cpu, now, self.syscall_ns)
         if seg == SEG_SPIN_YIELD:
             self._spin_yield(cpu)
         elif seg == SEG_SPIN_EXIT:
