@@ -16,28 +16,34 @@ class Timeline:
     their right, as ``__enqueue_entity()`` does ("nodes with the same key stay together").
     """
 
-    __slots__ = ("_nodes", "_seq", "_tasks")
+    __slots__ = ("_nodes", "_seq", "_tasks", "size")
 
     def __init__(self) -> None:
         self._nodes: list[Node] = []
         self._tasks: list[Task] = []
         self._seq = 0
+        self.size = 0  # len(), as a plain attribute: read at every yield and tick
 
     def __len__(self) -> int:
-        return len(self._nodes)
+        return self.size
 
     def insert(self, task: Task, key: int) -> Node:
-        self._seq += 1
-        node = (key, self._seq)
-        i = bisect_left(self._nodes, node)
-        self._nodes.insert(i, node)
+        seq = self._seq + 1
+        self._seq = seq
+        node = (key, seq)
+        nodes = self._nodes
+        i = bisect_left(nodes, node)
+        nodes.insert(i, node)
         self._tasks.insert(i, task)
+        self.size += 1
         return node
 
     def remove(self, node: Node) -> None:
-        i = bisect_left(self._nodes, node)
-        del self._nodes[i]
+        nodes = self._nodes
+        i = bisect_left(nodes, node)
+        del nodes[i]
         del self._tasks[i]
+        self.size -= 1
 
     def leftmost(self) -> Task | None:
         return self._tasks[0] if self._tasks else None
