@@ -185,12 +185,20 @@ class Cfs2623Policy(SchedPolicy):
     def _requeue(self, rq: CfsRq2623, task: Task, se: Se2623, key: int) -> None:
         """dequeue_entity() + enqueue_entity() of the current task: only its place changes."""
         assert se.node is not None
-        rq.timeline.remove(se.node)
         se.fair_key = key
-        se.node = rq.timeline.insert(task, key)
+        se.node = rq.timeline.move(se.node, task, key)
 
     def _wait_end(self, rq: CfsRq2623, se: Se2623) -> None:
-        se.wait_runtime = self._limit(se.wait_runtime + self._wait_credit(se, rq.fair_clock))
+        # _limit(wait_runtime + _wait_credit()), inline: this runs at every pick.
+        wait = se.wait_runtime
+        start = se.wait_start_fair
+        if start is not None:
+            cap = 2 * self.runtime_limit_ns
+            waited = rq.fair_clock - start
+            delta_fair = cap if waited > cap else waited
+            wait += delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
+        limit = self.runtime_limit_ns
+        se.wait_runtime = -limit if wait < -limit else (limit if wait > limit else wait)
         se.wait_start_fair = None
 
     def _enqueue_sleeper(self, rq: CfsRq2623, se: Se2623) -> None:
@@ -259,9 +267,9 @@ class Cfs2623Policy(SchedPolicy):
             rq.curr = None
 
     def put_prev(self, task: Task, cpu: int, now_ns: int) -> None:
-        # put_prev_entity(): the task stays in the tree at its last key; its wait starts now.
+        # put_prev_entity(): the task stays in the tree at its last key; its wait starts now. (Its
+        # update_curr() is the one schedule() has just made, at this instant: model.sched.base.)
         rq = self.rqs[cpu]
-        self.update_curr(cpu, now_ns)
         se: Se2623 = task.se
         se.wait_start_fair = rq.fair_clock
         rq.curr = None
@@ -322,7 +330,7 @@ class Cfs2623Policy(SchedPolicy):
             # 2.6.23 yield_task_fair(): dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
             self.update_curr(cpu, now_ns)
             self._requeue(rq, curr, se, self._fair_key(rq, se))
-            return YieldOutcome("in_place", "", False, 0, se.fair_key)  # key_ns; positional: a hot path
+            return YieldOutcome("in_place", key_ns=se.fair_key)
         rightmost = rq.timeline.rightmost()
         assert rightmost is not None
         if rightmost is curr:

@@ -45,6 +45,20 @@ class Timeline:
         del self._tasks[i]
         self.size -= 1
 
+    def move(self, node: Node, task: Task, key: int) -> Node:
+        """``remove(node)`` then ``insert(task, key)``, in one call (a requeue at every yield and tick)."""
+        nodes, tasks = self._nodes, self._tasks
+        i = bisect_left(nodes, node)
+        del nodes[i]
+        del tasks[i]
+        seq = self._seq + 1
+        self._seq = seq
+        new = (key, seq)
+        i = bisect_left(nodes, new)
+        nodes.insert(i, new)
+        tasks.insert(i, task)
+        return new
+
     def leftmost(self) -> Task | None:
         return self._tasks[0] if self._tasks else None
 
