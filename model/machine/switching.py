@@ -200,9 +200,11 @@ class Switching:
         assert task is not None
         policy = self.policy
         policy.update_curr(cpu.index, now)
-        outcome = policy.yield_task(cpu.index, now)
-        if not self.tracing:
+        if not self.tracing:  # nothing records where the yielder landed: the policy need not say
+            policy.yield_task(cpu.index, now, False)
             return self._schedule(cpu, False, True, False)  # not blocking, voluntary, no re-arm
+        outcome = policy.yield_task(cpu.index, now)
+        assert outcome is not None  # asked for (describe)
         mark = self.trace.appended
         kept = self._schedule(cpu, False, True, False)
         self.trace.insert(mark, YieldRecord(now, cpu.index, task.tid, outcome, not kept))

@@ -115,9 +115,11 @@ class SchedPolicy:
         """Should the task just woken onto busy ``cpu`` preempt its current task?"""
         raise NotImplementedError
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         """``sys_sched_yield`` body for the current task of ``cpu``, before ``schedule()``: where the
-        yielder lands, typed (its words are the registry's, ``PolicyInfo.describe_landing``)."""
+        yielder lands, typed (its words are the registry's, ``PolicyInfo.describe_landing``). With
+        ``describe`` False (the machine keeps no trace) it may return None instead: nothing would
+        read the outcome, and a yield loop then builds none."""
         raise NotImplementedError
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:

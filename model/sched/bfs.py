@@ -177,7 +177,7 @@ class BfsPolicy(SchedPolicy):
         curr = self._curr[cpu]
         return curr is None or woken.se.deadline < curr.se.deadline
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         """BFS ``sys_sched_yield()``, then ``schedule()`` at this same instant: ``check_deadline()``
         renews an empty slice (``time_slice_expired()``: deadline jiffies + prio_deadline_diff) and
         ``return_task()`` puts the yielder at the tail of the queue. v0.2xx-v0.30x first zeroes the
@@ -190,8 +190,8 @@ class BfsPolicy(SchedPolicy):
             se.time_slice_us = 0
         if se.time_slice_us <= 0:
             deadline = self.jiffies(now_ns) + self.prio_deadline_diff(p.nice)
-            return YieldOutcome("new_deadline", deadline_jiffies=deadline)
-        return YieldOutcome("requeued", deadline_jiffies=se.deadline)
+            return YieldOutcome("new_deadline", deadline_jiffies=deadline) if describe else None
+        return YieldOutcome("requeued", deadline_jiffies=se.deadline) if describe else None
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         """How long every further yield re-picks the yielder. The others' deadlines do not move while

@@ -319,7 +319,7 @@ class Cfs2623Policy(SchedPolicy):
             return True
         return self._check_preempt(rq, _se(woken), _se(rq.curr), self.wakeup_granularity_ns)
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         rq = self.rqs[cpu]
         curr = rq.curr
         assert curr is not None
@@ -330,7 +330,7 @@ class Cfs2623Policy(SchedPolicy):
             # 2.6.23 yield_task_fair(): dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
             self.update_curr(cpu, now_ns)
             self._requeue(rq, curr, se, self._fair_key(rq, se))
-            return YieldOutcome("in_place", key_ns=se.fair_key)
+            return YieldOutcome("in_place", key_ns=se.fair_key) if describe else None
         rightmost = rq.timeline.rightmost()
         assert rightmost is not None
         if rightmost is curr:
@@ -338,7 +338,7 @@ class Cfs2623Policy(SchedPolicy):
         # compat: "minimally necessary key value to be last in the tree". Transient: the next
         # requeue (tick or enqueue) recomputes fair_clock - wait_runtime.
         self._requeue(rq, curr, se, _se(rightmost).fair_key + 1)
-        return YieldOutcome("rightmost", key_ns=se.fair_key)
+        return YieldOutcome("rightmost", key_ns=se.fair_key) if describe else None
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         rq = self.rqs[cpu]

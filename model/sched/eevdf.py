@@ -242,7 +242,7 @@ class EevdfPolicy(SchedPolicy):
             return True
         return self._pick_eevdf(rq, protect=self.run_to_parity) is woken
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         rq = self._rqs[cpu]
         if rq.curr is None:
             raise RuntimeError(f"yield on cpu {cpu} with no current task")
@@ -257,6 +257,8 @@ class EevdfPolicy(SchedPolicy):
             vslice = vslice * NICE_0_LOAD // weight
         if not self.yield_forfeit:
             se.deadline += vslice  # 6.6-6.16: still eligible, the deadline moves one slice on
+            if not describe:
+                return None
             return YieldOutcome(
                 "later_deadline", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=vslice
             )
@@ -269,6 +271,8 @@ class EevdfPolicy(SchedPolicy):
         se.vruntime = se.deadline
         se.deadline += vslice
         self._update_min_vruntime(rq)
+        if not describe:
+            return None
         return YieldOutcome("forfeit", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=forfeited)
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
