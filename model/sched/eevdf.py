@@ -185,7 +185,9 @@ class EevdfPolicy(SchedPolicy):
         rq = self._rqs[cpu]
         if rq.curr is not None:
             raise RuntimeError(f"pick_next on cpu {cpu} before put_prev/dequeue of its current task")
-        nxt = self._pick_eevdf(rq, protect=False)
+        queued = rq.queued
+        # _pick_eevdf() (curr is None here), whose answer is plain with one task or none queued.
+        nxt = self._pick_eevdf(rq, False) if len(queued) > 1 else (queued[0] if queued else None)
         rq.resched = False
         if nxt is not None:
             se: EevdfEntity = nxt.se  # rq.remove(nxt), inline on this hot path
