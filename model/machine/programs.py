@@ -141,14 +141,16 @@ class Machine(Spinning):
         """Run the current task's program through instant actions up to the next one that takes time."""
         task = cpu.curr
         assert task is not None
-        cpu.seg_start_ns = self.q.now_ns
+        q = self.q
+        cpu.seg_start_ns = q.now_ns
         cpu.seg = SEG_NONE
+        program = task.program
         while True:
             if cpu.need_resched:  # return to user space: the kernel reschedules here
                 self._preempt(cpu)
                 return
             try:
-                act = _next(task.program)
+                act = _next(program)
             except StopIteration:
                 task.state = DEAD
                 self._schedule(cpu, blocking=True)
@@ -158,9 +160,10 @@ class Machine(Spinning):
             if kind is Compute:
                 compute: Compute = act
                 if compute.ns > 0:
-                    task.left_ns = compute.ns + cpu.overhead_left_ns  # a pending switch cost runs first
+                    left = compute.ns + cpu.overhead_left_ns  # a pending switch cost runs first
+                    task.left_ns = left
                     cpu.overhead_left_ns = 0
-                    self._post_seg(cpu, SEG_COMPUTE, self.q.now_ns + task.left_ns)
+                    self._post_seg(cpu, SEG_COMPUTE, q.now_ns + left)
                     return
             elif kind is Signal:
                 signal: Signal = act

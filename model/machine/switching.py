@@ -115,8 +115,12 @@ class Switching:
 
     # ---- scheduling -----------------------------------------------------------------------------
 
-    def _schedule(self, cpu: Cpu, blocking: bool, voluntary: bool = True, arm_same: bool = True) -> bool:
-        """``schedule()`` on ``cpu``. Returns True if the previous task was picked again."""
+    def _schedule(
+        self, cpu: Cpu, blocking: bool, voluntary: bool = True, arm_same: bool = True, charged: bool = False
+    ) -> bool:
+        """``schedule()`` on ``cpu``. Returns True if the previous task was picked again. ``charged``:
+        the caller has just made the policy's ``update_curr`` at this instant (a yield), so another
+        would charge nothing."""
         q = self.q
         now = q.now_ns
         policy = self.policy
@@ -130,7 +134,8 @@ class Switching:
                 charge(cpu, now, self.syscall_ns)
             cpu.gen += 1
             cpu.seg = SEG_NONE
-            policy.update_curr(index, now)
+            if not charged:
+                policy.update_curr(index, now)
             if blocking:
                 policy.dequeue(prev, index, now)
                 if prev.state is not DEAD:
@@ -202,11 +207,11 @@ class Switching:
         policy.update_curr(cpu.index, now)
         if not self.tracing:  # nothing records where the yielder landed: the policy need not say
             policy.yield_task(cpu.index, now, False)
-            return self._schedule(cpu, False, True, False)  # not blocking, voluntary, no re-arm
+            return self._schedule(cpu, False, True, False, True)  # not blocking, voluntary, no re-arm
         outcome = policy.yield_task(cpu.index, now)
         assert outcome is not None  # asked for (describe)
         mark = self.trace.appended
-        kept = self._schedule(cpu, False, True, False)
+        kept = self._schedule(cpu, False, True, False, True)
         self.trace.insert(mark, YieldRecord(now, cpu.index, task.tid, outcome, not kept))
         return kept
 

@@ -7,7 +7,9 @@ machine calls a policy in the kernel's order:
 * wakeup:    ``select_task_rq`` -> ``enqueue(wakeup=True, from_irq)`` -> ``check_preempt_wakeup`` (CPU busy);
 * schedule:  ``update_curr`` -> (``dequeue`` if prev blocks, else ``put_prev``) -> ``pick_next``;
 * tick:      ``update_curr`` -> ``task_tick`` (returns need_resched);
-* yield:     ``update_curr`` -> ``yield_task`` -> schedule as above -> ``yield_noop_budget_ns``.
+* yield:     ``update_curr`` -> ``yield_task`` -> schedule as above -> ``yield_noop_budget_ns`` (schedule
+  makes no second ``update_curr``: at the same instant it would charge nothing, and a policy's
+  ``yield_task`` and ``put_prev`` need not call it again either).
 
 ``now_ns`` is integer nanoseconds; jiffies are ``now_ns // tick_ns``. A policy tracks which task is
 current on each CPU through ``pick_next`` (the kernel's ``set_next_entity``) and the time it last

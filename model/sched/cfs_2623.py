@@ -327,8 +327,8 @@ class Cfs2623Policy(SchedPolicy):
         if rq.timeline.size == 1:
             return YIELD_ALONE
         if not self.compat_yield:
-            # 2.6.23 yield_task_fair(): dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
-            self.update_curr(cpu, now_ns)
+            # 2.6.23 yield_task_fair(): update_curr() (the machine's, just made: model.sched.base), then
+            # dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
             self._requeue(rq, curr, se, self._fair_key(rq, se))
             return YieldOutcome("in_place", key_ns=se.fair_key) if describe else None
         rightmost = rq.timeline.rightmost()
