@@ -156,6 +156,8 @@ def select_cpu_per_rq(task: Task, ncpus: int, policy: SchedPolicy) -> int:
     """
     if task.pinned_cpu is not None:
         return task.pinned_cpu
+    if ncpus == 1:
+        return 0  # what every rule below comes to on one CPU (a wakeup's common case, without a call)
     if task.se is None:
         return min(range(ncpus), key=lambda c: (policy.nr_running(c), c))
     if policy.nr_running(task.cpu) == 0:

@@ -276,11 +276,21 @@ class Cfs2623Policy(SchedPolicy):
 
     def pick_next(self, cpu: int, now_ns: int) -> Task | None:
         rq = self.rqs[cpu]
-        task = rq.timeline.leftmost()
+        task = rq.timeline.first  # leftmost()
         if task is None:
             return None
         se: Se2623 = task.se
-        self._wait_end(rq, se)  # set_next_entity(): credit the wait, start a new stint
+        # set_next_entity(): credit the wait (_wait_end(), inline on this hot path), start a new stint.
+        wait = se.wait_runtime
+        start = se.wait_start_fair
+        if start is not None:
+            cap = 2 * self.runtime_limit_ns
+            waited = rq.fair_clock - start
+            delta_fair = cap if waited > cap else waited
+            wait += delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
+        limit = self.runtime_limit_ns
+        se.wait_runtime = -limit if wait < -limit else (limit if wait > limit else wait)
+        se.wait_start_fair = None
         se.exec_start_ns = now_ns
         se.prev_sum_exec_ns = se.sum_exec_ns
         rq.curr = task
@@ -328,8 +338,16 @@ class Cfs2623Policy(SchedPolicy):
             return YIELD_ALONE
         if not self.compat_yield:
             # 2.6.23 yield_task_fair(): update_curr() (the machine's, just made: model.sched.base), then
-            # dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
-            self._requeue(rq, curr, se, self._fair_key(rq, se))
+            # dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime (_requeue(_fair_key()),
+            # inline on this hot path).
+            wait = se.wait_runtime
+            if se.weight != NICE_0_LOAD:
+                scaled = abs(wait) * NICE_0_LOAD // se.weight
+                wait = scaled if wait >= 0 else -scaled
+            key = rq.fair_clock - wait
+            assert se.node is not None
+            se.fair_key = key
+            se.node = rq.timeline.move(se.node, curr, key)
             return YieldOutcome("in_place", key_ns=se.fair_key) if describe else None
         rightmost = rq.timeline.rightmost()
         assert rightmost is not None

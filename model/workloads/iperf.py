@@ -61,7 +61,9 @@ class ReportRing(Watchable):
     def push(self) -> None:
         self.count += 1
         self.pushed += 1
-        self.changed()
+        on_change = self.on_change  # changed(), inline: a push per write
+        if on_change is not None:
+            on_change(self)
 
     def take_all(self) -> int:
         n, self.count = self.count, 0
@@ -122,7 +124,8 @@ class Iperf:
         polls = spec.thread_rest == "sched_yield" or usleep0_polls
         # The poll loop, one action yielded again at every pass (the machine never changes an action).
         if usleep0_polls:
-            poll = Spin(ring.nonempty, ring, spec.reporter_pass_ns + self.machine.syscall_ns, yield_each=False)
+            poll_ns = spec.reporter_pass_ns + self.machine.syscall_ns
+            poll = Spin(ring.nonempty, ring, poll_ns, yield_each=False)
         else:
             poll = Spin(ring.nonempty, ring, spec.reporter_pass_ns, yield_first=True)
         while True:
