@@ -214,7 +214,8 @@ class EevdfPolicy(SchedPolicy):
         # update_deadline(): the request is served once vruntime reaches the deadline; ask for the next
         # one and resched if anyone else is runnable here.
         if vruntime >= se.deadline:
-            se.deadline = vruntime + calc_delta_fair(self.base_slice_ns, se)
+            vslice = self.base_slice_ns  # calc_delta_fair(), inline
+            se.deadline = vruntime + (vslice if weight == NICE_0_LOAD else vslice * NICE_0_LOAD // weight)
             rq.resched = rq.resched or bool(queued)
         # update_min_vruntime() (as _update_min_vruntime, inline on this hot path: curr is set).
         v = vruntime
@@ -269,10 +270,19 @@ class EevdfPolicy(SchedPolicy):
         if rq.avg_vruntime + weight * key < key * (rq.avg_load + weight):
             return YIELD_INELIGIBLE  # 79104becf42b forfeits only while eligible
         # 79104becf42b: "forfeits the rest of its request": vruntime jumps to the deadline.
-        forfeited = se.deadline - se.vruntime
-        se.vruntime = se.deadline
-        se.deadline += vslice
-        self._update_min_vruntime(rq)
+        vruntime = se.deadline
+        forfeited = vruntime - se.vruntime
+        se.vruntime = vruntime
+        se.deadline = vruntime + vslice
+        # update_min_vruntime() (as _update_min_vruntime, inline on this hot path: curr is set).
+        v = vruntime
+        for task in rq.queued:
+            other: EevdfEntity = task.se
+            if other.vruntime < v:
+                v = other.vruntime
+        if v > rq.min_vruntime:
+            rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update()
+            rq.min_vruntime = v
         if not describe:
             return None
         return YieldOutcome("forfeit", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=forfeited)
