@@ -177,8 +177,15 @@ class Machine(Spinning):
                 self._signal(signal.cond)
             elif kind is SchedYield:
                 task.yields += 1
-                if not self._sys_yield(cpu):
-                    return
+                if self.tracing:
+                    if not self._sys_yield(cpu):
+                        return
+                else:  # _sys_yield(cpu) with no trace, inline: a yield loop's every other action
+                    policy, now = self.policy, q.now_ns
+                    policy.update_curr(cpu.index, now)
+                    policy.yield_task(cpu.index, now, False)
+                    if not self._schedule(cpu, False, True, False, True):
+                        return
             elif kind is Spin:
                 spin: Spin = act
                 if spin.yield_first or not spin.until():
