@@ -40,8 +40,9 @@ class EventQueue:
     def push(self, t_ns: int, prio: int, handler: Handler, arg: Any = None) -> None:
         if t_ns < self.now_ns:
             raise AssertionError(f"event at {t_ns} ns is in the past (now {self.now_ns} ns)")
-        self._seq += 1
-        _heappush(self._heap, (t_ns, prio, self._seq, handler, arg))
+        seq = self._seq + 1
+        self._seq = seq
+        _heappush(self._heap, (t_ns, prio, seq, handler, arg))
 
     def next_time(self) -> int | None:
         return self._heap[0][0] if self._heap else None
@@ -56,7 +57,15 @@ class EventQueue:
         heap = self._heap
         pop = _heappop
         self.horizon_ns = t_end_ns
-        budget = -1 if max_events is None else max_events
+        if max_events is None:  # the usual run: no budget to count down
+            while heap and heap[0][0] <= t_end_ns:
+                t, _prio, _seq, handler, arg = pop(heap)
+                self.now_ns = t
+                self.dispatched += 1
+                handler(arg)
+            self.now_ns = t_end_ns
+            return True
+        budget = max_events
         while heap and heap[0][0] <= t_end_ns:
             if budget == 0:
                 return False

@@ -90,7 +90,7 @@ class RoundRobinPolicy(SchedPolicy):
     def check_preempt_wakeup(self, cpu: int, woken: Task, now_ns: int) -> bool:
         return False
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         task = self.curr[cpu]
         assert task is not None
         self.ticks_left[task] = 0  # to the tail

@@ -72,11 +72,12 @@ def charge(cpu: Cpu, now_ns: int, syscall_ns: int) -> None:
     elapsed = now_ns - cpu.seg_start_ns
     cpu.seg_start_ns = now_ns
     task = cpu.curr
-    if elapsed <= 0 or task is None or cpu.seg == SEG_NONE or cpu.seg == SEG_BEGIN or cpu.open_irq:
+    seg = cpu.seg
+    # SEG_NONE and SEG_BEGIN (the two lowest kinds): nothing of the task has run in this segment.
+    if elapsed <= 0 or task is None or seg <= SEG_BEGIN or cpu.open_irq:
         return  # nothing ran, or an open interrupt context runs over the task (its own account)
     task.exec_ns += elapsed
     cpu.task_ns += elapsed
-    seg = cpu.seg
     if seg == SEG_COMPUTE:
         task.left_ns -= elapsed
     elif seg == SEG_OVERHEAD:
@@ -85,7 +86,9 @@ def charge(cpu: Cpu, now_ns: int, syscall_ns: int) -> None:
         spin: Spin | None = task.spin
         if spin is None or not spin.yield_each:
             return
-        period = max(spin.iter_ns + syscall_ns, 1)
+        period = spin.iter_ns + syscall_ns  # at least 1 ns (comparisons, not max(): a hot path)
+        if period < 1:
+            period = 1
         total = task.spin_phase_ns + elapsed
         done = (total - 1) // period
         task.yields += done

@@ -45,7 +45,10 @@ class Interrupts(Sleeping):
             start = now
         spans = cpu.irq_spans
         if spans and spans[0][2] <= now:
-            spans[:] = [span for span in spans if span[2] > now]
+            if len(spans) == 1:
+                spans.clear()  # the usual case, without building a new list
+            else:
+                spans[:] = [span for span in spans if span[2] > now]
         spans.append((start, start + hardirq_ns, start + hardirq_ns + softirq_ns))
         cpu.hardirq_until_ns = start + hardirq_ns
         cpu.irq_until_ns = start + hardirq_ns + softirq_ns

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from model.actions import Block, Compute, Driven, Nanosleep, SchedYield, Signal, Spin, Wait
+from model.events import PRIO_TASK
 from model.machine.cpu import (
     SEG_COMPUTE,
     SEG_DRIVEN,
@@ -20,6 +21,7 @@ from model.machine.cpu import (
     SEG_SPIN_EXIT,
     SEG_SPIN_YIELD,
     Cpu,
+    charge,
 )
 from model.machine.spinning import Spinning
 from model.machine.switching import DEAD
@@ -88,14 +90,15 @@ class Machine(Spinning):
         seg = cpu.seg
         task = cpu.curr
         assert task is not None
+        now = self.q.now_ns
         if seg == SEG_COMPUTE:  # the common case, inline
-            elapsed = self.q.now_ns - cpu.seg_start_ns
+            elapsed = now - cpu.seg_start_ns
             task.exec_ns += elapsed
             cpu.task_ns += elapsed
             task.left_ns = 0
             self._step(cpu)
             return
-        self._account(cpu)
+        charge(cpu, now, self.syscall_ns)
         if seg == SEG_SPIN_YIELD:
             self._spin_yield(cpu)
         elif seg == SEG_SPIN_EXIT:
@@ -139,14 +142,16 @@ class Machine(Spinning):
         """Run the current task's program through instant actions up to the next one that takes time."""
         task = cpu.curr
         assert task is not None
-        cpu.seg_start_ns = self.q.now_ns
+        q = self.q
+        cpu.seg_start_ns = q.now_ns
         cpu.seg = SEG_NONE
+        program = task.program
         while True:
             if cpu.need_resched:  # return to user space: the kernel reschedules here
                 self._preempt(cpu)
                 return
             try:
-                act = _next(task.program)
+                act = _next(program)
             except StopIteration:
                 task.state = DEAD
                 self._schedule(cpu, blocking=True)
@@ -156,17 +161,31 @@ class Machine(Spinning):
             if kind is Compute:
                 compute: Compute = act
                 if compute.ns > 0:
-                    task.left_ns = compute.ns + cpu.overhead_left_ns  # a pending switch cost runs first
+                    left = compute.ns + cpu.overhead_left_ns  # a pending switch cost runs first
+                    task.left_ns = left
                     cpu.overhead_left_ns = 0
-                    self._post_seg(cpu, SEG_COMPUTE, self.q.now_ns + task.left_ns)
+                    # _post_seg(cpu, SEG_COMPUTE, now + left), inline: the most common action of all.
+                    gen = cpu.gen + 1
+                    cpu.gen = gen
+                    cpu.seg = SEG_COMPUTE
+                    now = q.now_ns
+                    cpu.seg_start_ns = now
+                    q.push(now + left, PRIO_TASK, self._segment_end, (cpu, gen))
                     return
             elif kind is Signal:
                 signal: Signal = act
                 self._signal(signal.cond)
             elif kind is SchedYield:
                 task.yields += 1
-                if not self._sys_yield(cpu):
-                    return
+                if self.tracing:
+                    if not self._sys_yield(cpu):
+                        return
+                else:  # _sys_yield(cpu) with no trace, inline: a yield loop's every other action
+                    policy, now = self.policy, q.now_ns
+                    policy.update_curr(cpu.index, now)
+                    policy.yield_task(cpu.index, now, False)
+                    if not self._schedule(cpu, False, True, False, True):
+                        return
             elif kind is Spin:
                 spin: Spin = act
                 if spin.yield_first or not spin.until():

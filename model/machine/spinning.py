@@ -10,7 +10,7 @@ yield is taken at once, the clock jumped to it through the event queue (``EventQ
 from __future__ import annotations
 
 from model.actions import Spin, Watchable
-from model.machine.cpu import SEG_SPIN, SEG_SPIN_EXIT, SEG_SPIN_YIELD, SPINNING, Cpu
+from model.machine.cpu import SEG_SPIN, SEG_SPIN_EXIT, SEG_SPIN_YIELD, SPINNING, Cpu, charge
 from model.machine.interrupts import Interrupts
 from model.machine.switching import RUNNING
 from model.sched.base import SchedPolicy
@@ -52,16 +52,20 @@ class Spinning(Interrupts):
             # SIMPLIFICATION: this first yield comes one loop iteration (a few µs) early.
             self._spin_yield(cpu)
             return
-        period = max(spin.iter_ns + self.syscall_ns, 1)
-        self._post_seg(cpu, SEG_SPIN_YIELD, self.q.now_ns + max(period - task.spin_phase_ns, 1))
+        period = spin.iter_ns + self.syscall_ns  # comparisons, not max(): a hot path
+        if period < 1:
+            period = 1
+        wait = period - task.spin_phase_ns
+        self._post_seg(cpu, SEG_SPIN_YIELD, self.q.now_ns + (wait if wait > 1 else 1))
 
     def _spin_yield(self, cpu: Cpu) -> None:
         """The spinner yields for real now (its budget ran out, or something happened on its CPU)."""
         task = cpu.curr
         assert task is not None and task.spin is not None
         q = self.q
+        syscall_ns = self.syscall_ns
         while True:
-            self._account(cpu)
+            charge(cpu, q.now_ns, syscall_ns)
             task.yields += 1
             task.spin_phase_ns = 0
             if not self._sys_yield(cpu):
@@ -71,12 +75,15 @@ class Spinning(Interrupts):
                 self._end_spin(task)
                 self._step(cpu)
                 return
-            period = max(spin.iter_ns + self.syscall_ns, 1)
+            period = spin.iter_ns + syscall_ns
+            if period < 1:
+                period = 1
             budget = self.policy.yield_noop_budget_ns(cpu.index, q.now_ns)
             if budget is None:
                 self._open_seg(cpu, SEG_SPIN)  # no pending end: the next event on this CPU yields again
                 return
-            end = q.now_ns + max(1, -(-budget // period)) * period
+            loops = -(-budget // period)  # at least one
+            end = q.now_ns + (loops if loops > 1 else 1) * period
             nxt = q.next_time()
             if (nxt is not None and nxt <= end) or end > q.horizon_ns:
                 self._post_seg(cpu, SEG_SPIN_YIELD, end)

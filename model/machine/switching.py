@@ -115,32 +115,42 @@ class Switching:
 
     # ---- scheduling -----------------------------------------------------------------------------
 
-    def _schedule(self, cpu: Cpu, blocking: bool, voluntary: bool = True, arm_same: bool = True) -> bool:
-        """``schedule()`` on ``cpu``. Returns True if the previous task was picked again."""
-        now = self.q.now_ns
+    def _schedule(
+        self, cpu: Cpu, blocking: bool, voluntary: bool = True, arm_same: bool = True, charged: bool = False
+    ) -> bool:
+        """``schedule()`` on ``cpu``. Returns True if the previous task was picked again. ``charged``:
+        the caller has just made the policy's ``update_curr`` at this instant (a yield), so another
+        would charge nothing."""
+        q = self.q
+        now = q.now_ns
         policy = self.policy
+        index = cpu.index
         prev = cpu.curr
         if prev is not None:
             if cpu.seg == SEG_DRIVEN and prev.driven is not None:
                 driven: Driven = prev.driven
-                driven.detach(cpu.index)
-            self._stop(cpu)
-            policy.update_curr(cpu.index, now)
+                driven.detach(index)
+            if cpu.seg_start_ns != now:  # _stop(), inline on this hot path (else nothing to charge)
+                charge(cpu, now, self.syscall_ns)
+            cpu.gen += 1
+            cpu.seg = SEG_NONE
+            if not charged:
+                policy.update_curr(index, now)
             if blocking:
-                policy.dequeue(prev, cpu.index, now)
+                policy.dequeue(prev, index, now)
                 if prev.state is not DEAD:
                     prev.state = SLEEPING
                 prev.sleep_start_ns = now
             else:
-                policy.put_prev(prev, cpu.index, now)
+                policy.put_prev(prev, index, now)
                 prev.state = RUNNABLE
-        nxt = policy.pick_next(cpu.index, now)
+        nxt = policy.pick_next(index, now)
         cpu.need_resched = False
         if nxt is None and prev is None:
             return False
         if prev is None:
             self._idle_end(cpu)
-        if nxt is prev and prev is not None:
+        elif nxt is prev:
             prev.state = RUNNING
             if arm_same:
                 self._post_seg(cpu, SEG_BEGIN, now)
@@ -159,10 +169,10 @@ class Switching:
             self._idle_begin(cpu)
             return False
         nxt.state = RUNNING
-        nxt.cpu = cpu.index
+        nxt.cpu = index
         if not cpu.tick_armed:
             cpu.tick_armed = True
-            self.q.push((now // self.tick_ns + 1) * self.tick_ns, PRIO_TICK, self._on_tick, cpu)
+            q.push((now // self.tick_ns + 1) * self.tick_ns, PRIO_TICK, self._on_tick, cpu)
         cpu.overhead_left_ns = self.context_switch_ns if prev is not None else 0
         if self._depth < MAX_SYNC_DEPTH:
             # Start the incoming task now; a chain of instant switches falls back to an event.
@@ -193,12 +203,15 @@ class Switching:
         now = self.q.now_ns
         task = cpu.curr
         assert task is not None
-        self.policy.update_curr(cpu.index, now)
-        outcome = self.policy.yield_task(cpu.index, now)
-        if not self.tracing:
-            return self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
+        policy = self.policy
+        policy.update_curr(cpu.index, now)
+        if not self.tracing:  # nothing records where the yielder landed: the policy need not say
+            policy.yield_task(cpu.index, now, False)
+            return self._schedule(cpu, False, True, False, True)  # not blocking, voluntary, no re-arm
+        outcome = policy.yield_task(cpu.index, now)
+        assert outcome is not None  # asked for (describe)
         mark = self.trace.appended
-        kept = self._schedule(cpu, blocking=False, voluntary=True, arm_same=False)
+        kept = self._schedule(cpu, False, True, False, True)
         self.trace.insert(mark, YieldRecord(now, cpu.index, task.tid, outcome, not kept))
         return kept
 
@@ -236,11 +249,13 @@ class Switching:
         if task is None:
             cpu.tick_armed = False  # NO_HZ: an idle CPU stops its tick
             return
-        now = self.q.now_ns
-        self.q.push(now + self.tick_ns, PRIO_TICK, self._on_tick, cpu)
-        self._account(cpu)
-        self.policy.update_curr(cpu.index, now)
-        if self.policy.task_tick(cpu.index, now):
+        q = self.q
+        now = q.now_ns
+        q.push(now + self.tick_ns, PRIO_TICK, self._on_tick, cpu)
+        charge(cpu, now, self.syscall_ns)
+        policy = self.policy
+        policy.update_curr(cpu.index, now)
+        if policy.task_tick(cpu.index, now):
             cpu.need_resched = True
         if cpu.irq_until_ns > now or cpu.seg == SEG_NONE:
             return  # resched at interrupt exit / at the end of the program step

@@ -7,7 +7,9 @@ machine calls a policy in the kernel's order:
 * wakeup:    ``select_task_rq`` -> ``enqueue(wakeup=True, from_irq)`` -> ``check_preempt_wakeup`` (CPU busy);
 * schedule:  ``update_curr`` -> (``dequeue`` if prev blocks, else ``put_prev``) -> ``pick_next``;
 * tick:      ``update_curr`` -> ``task_tick`` (returns need_resched);
-* yield:     ``update_curr`` -> ``yield_task`` -> schedule as above -> ``yield_noop_budget_ns``.
+* yield:     ``update_curr`` -> ``yield_task`` -> schedule as above -> ``yield_noop_budget_ns`` (schedule
+  makes no second ``update_curr``: at the same instant it would charge nothing, and a policy's
+  ``yield_task`` and ``put_prev`` need not call it again either).
 
 ``now_ns`` is integer nanoseconds; jiffies are ``now_ns // tick_ns``. A policy tracks which task is
 current on each CPU through ``pick_next`` (the kernel's ``set_next_entity``) and the time it last
@@ -115,9 +117,11 @@ class SchedPolicy:
         """Should the task just woken onto busy ``cpu`` preempt its current task?"""
         raise NotImplementedError
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         """``sys_sched_yield`` body for the current task of ``cpu``, before ``schedule()``: where the
-        yielder lands, typed (its words are the registry's, ``PolicyInfo.describe_landing``)."""
+        yielder lands, typed (its words are the registry's, ``PolicyInfo.describe_landing``). With
+        ``describe`` False (the machine keeps no trace) it may return None instead: nothing would
+        read the outcome, and a yield loop then builds none."""
         raise NotImplementedError
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
@@ -152,6 +156,8 @@ def select_cpu_per_rq(task: Task, ncpus: int, policy: SchedPolicy) -> int:
     """
     if task.pinned_cpu is not None:
         return task.pinned_cpu
+    if ncpus == 1:
+        return 0  # what every rule below comes to on one CPU (a wakeup's common case, without a call)
     if task.se is None:
         return min(range(ncpus), key=lambda c: (policy.nr_running(c), c))
     if policy.nr_running(task.cpu) == 0:

@@ -85,6 +85,8 @@ class BfsPolicy(SchedPolicy):
         self._curr: list[Task | None] = [None] * ncpus
         self._last_ran_ns = [0] * ncpus  # rq->rq_last_ran: where the next slice charge starts
         self.yield_expires = YIELD_EXPIRES.default
+        # prio_deadline_diff() per nice level (index nice + 20), worked out once: it is read at every yield.
+        self._deadline_diffs = tuple(self._deadline_diff(nice) for nice in range(-20, PRIO_RANGE - 20))
 
     # ---- constants --------------------------------------------------------------------------------
 
@@ -96,20 +98,39 @@ class BfsPolicy(SchedPolicy):
 
     def prio_deadline_diff(self, nice: int) -> int:
         """``(prio_ratios[user_prio] * rr_interval * HZ / (1000 * 100)) ?: 1``, in jiffies."""
+        return self._deadline_diffs[nice + 20]
+
+    def _deadline_diff(self, nice: int) -> int:
         return PRIO_RATIOS[nice + 20] * self.rr_interval_ms * self.hz // (1000 * 100) or 1
 
     # ---- placement and queueing -------------------------------------------------------------------
 
     def select_task_rq(self, task: Task, now_ns: int) -> int:
-        allowed = [cpu for cpu in range(self.ncpus) if task.allowed_on(cpu)]
-        idle = [cpu for cpu in allowed if self._curr[cpu] is None]
-        if idle:
-            # BFS resched_best_idle(): the idle CPU closest in cache, the task's own first.
-            # SIMPLIFICATION: cache_distance() = 0, all CPUs share a cache, so any other idle CPU is as good.
-            return task.cpu if task.cpu in idle else idle[0]
+        # One pass over the allowed CPUs (this runs at every wakeup), for both answers below.
+        curr, pinned = self._curr, task.pinned_cpu
+        first_idle = latest = -1
+        latest_deadline = 0
+        for cpu in range(self.ncpus):
+            if pinned is not None and pinned != cpu:
+                continue
+            p = curr[cpu]
+            if p is None:
+                # BFS resched_best_idle(): the idle CPU closest in cache, the task's own first.
+                # SIMPLIFICATION: cache_distance() = 0, all CPUs share a cache, so any other idle CPU
+                # is as good.
+                if cpu == task.cpu:
+                    return cpu
+                if first_idle < 0:
+                    first_idle = cpu
+            elif latest < 0 or p.se.deadline > latest_deadline:
+                latest, latest_deadline = cpu, p.se.deadline
+        if first_idle >= 0:
+            return first_idle
+        if latest < 0:
+            raise ValueError(f"task {task.name} may run on no CPU of {self.ncpus}")
         # BFS try_preempt(): the CPU whose current task has the worst prio (all equal here) and, among
         # equals, the latest deadline; the first such CPU wins ties (deadline_after() is strict).
-        return max(allowed, key=self._curr_deadline)
+        return latest
 
     def task_new(self, task: Task, cpu: int, now_ns: int, parent: Task | None = None) -> None:
         # SIMPLIFICATION: the child starts as if time_slice_expired() had just run (full slice, deadline
@@ -163,7 +184,8 @@ class BfsPolicy(SchedPolicy):
         self._last_ran_ns[cpu] = now_ns
         if delta_ns > 0:
             se: BfsEntity = p.se
-            se.time_slice_us -= min(delta_ns, self.tick_ns) // 1000
+            tick = self.tick_ns  # at most one jiffy (a comparison, not min(): a hot path)
+            se.time_slice_us -= (delta_ns if delta_ns < tick else tick) // 1000
 
     # ---- tick, preemption, yield ------------------------------------------------------------------
 
@@ -177,7 +199,7 @@ class BfsPolicy(SchedPolicy):
         curr = self._curr[cpu]
         return curr is None or woken.se.deadline < curr.se.deadline
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         """BFS ``sys_sched_yield()``, then ``schedule()`` at this same instant: ``check_deadline()``
         renews an empty slice (``time_slice_expired()``: deadline jiffies + prio_deadline_diff) and
         ``return_task()`` puts the yielder at the tail of the queue. v0.2xx-v0.30x first zeroes the
@@ -190,8 +212,8 @@ class BfsPolicy(SchedPolicy):
             se.time_slice_us = 0
         if se.time_slice_us <= 0:
             deadline = self.jiffies(now_ns) + self.prio_deadline_diff(p.nice)
-            return YieldOutcome("new_deadline", deadline_jiffies=deadline)
-        return YieldOutcome("requeued", deadline_jiffies=se.deadline)
+            return YieldOutcome("new_deadline", deadline_jiffies=deadline) if describe else None
+        return YieldOutcome("requeued", deadline_jiffies=se.deadline) if describe else None
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         """How long every further yield re-picks the yielder. The others' deadlines do not move while
@@ -233,8 +255,12 @@ class BfsPolicy(SchedPolicy):
     # ---- views ------------------------------------------------------------------------------------
 
     def nr_running(self, cpu: int) -> int:
-        queued = sum(1 for p in self.queue if p.allowed_on(cpu))
-        return queued + (self._curr[cpu] is not None)
+        n = 0 if self._curr[cpu] is None else 1
+        for p in self.queue:
+            pinned = p.pinned_cpu  # p.allowed_on(cpu), inline: this runs at every spin and wakeup
+            if pinned is None or pinned == cpu:
+                n += 1
+        return n
 
     def runqueue_view(self, cpu: int, now_ns: int) -> BfsView:
         """The global queue, the same for every CPU: all running tasks first, then the queue by deadline.
@@ -265,7 +291,8 @@ class BfsPolicy(SchedPolicy):
         best: Task | None = None
         best_deadline = 0
         for p in self.queue:
-            if not p.allowed_on(cpu):
+            pinned = p.pinned_cpu  # not p.allowed_on(cpu), inline
+            if pinned is not None and pinned != cpu:
                 continue
             dl: int = p.se.deadline  # + cache_distance(), 0 here (see select_task_rq)
             if dl < jiffies:  # time_is_before_jiffies(dl): old deadlines are taken first come, first served
@@ -288,10 +315,6 @@ class BfsPolicy(SchedPolicy):
             on_cpu=on_cpu,
             pinned_cpu=-1 if p.pinned_cpu is None else p.pinned_cpu,
         )
-
-    def _curr_deadline(self, cpu: int) -> int:
-        p = self._curr[cpu]
-        return -1 if p is None else int(p.se.deadline)
 
     def _time_slice_expired(self, task: Task, now_ns: int) -> None:
         # BFS time_slice_expired(): a fresh slice and a new deadline = jiffies + prio_deadline_diff.

@@ -127,8 +127,10 @@ class Cfs2623Policy(SchedPolicy):
         return gran * NICE_0_LOAD // se.weight
 
     def _limit(self, wait_runtime: int) -> int:
-        # limit_wait_runtime(): niced tasks have the same +-runtime_limit history range.
-        return max(-self.runtime_limit_ns, min(self.runtime_limit_ns, wait_runtime))
+        # limit_wait_runtime(): niced tasks have the same +-runtime_limit history range. Comparisons,
+        # not min()/max(): this runs at every charge.
+        limit = self.runtime_limit_ns
+        return -limit if wait_runtime < -limit else (limit if wait_runtime > limit else wait_runtime)
 
     def _weighted(self, delta_fair: int, se: Se2623) -> int:
         # calc_weighted(): fair-clock time converted to this task's share.
@@ -148,21 +150,28 @@ class Cfs2623Policy(SchedPolicy):
 
         SIMPLIFICATION: exact integer division instead of the kernel's inv_weight fixed point.
         """
-        delta_fair = delta * NICE_0_LOAD // rq.load
-        delta_mine = delta * se.weight // rq.load
+        load = rq.load
+        delta_fair = delta * NICE_0_LOAD // load
+        delta_mine = delta * se.weight // load
         bonus = rq.sleeper_bonus
         if bonus > self.min_granularity_ns:  # the runner pays back credit handed to sleepers
             pay = min(delta_mine, bonus, self.runtime_limit_ns - se.wait_runtime)
             bonus -= pay
             delta_mine -= pay
-        return delta_fair, self._limit(se.wait_runtime + delta_mine - delta), bonus
+        wait = se.wait_runtime + delta_mine - delta
+        limit = self.runtime_limit_ns  # _limit(), inline on this hot path
+        return delta_fair, -limit if wait < -limit else (limit if wait > limit else wait), bonus
 
     def _wait_credit(self, se: Se2623, fair_clock: int) -> int:
         # update_stats_wait_end(): the fair-clock advance of the wait, capped at 2*runtime_limit, then
         # weighted: at most 0.59 ms for nice 19, less than one tick's debit (the nice-19 clamp above).
-        if se.wait_start_fair is None:
+        start = se.wait_start_fair
+        if start is None:
             return 0
-        return self._weighted(min(2 * self.runtime_limit_ns, fair_clock - se.wait_start_fair), se)
+        cap = 2 * self.runtime_limit_ns
+        waited = fair_clock - start
+        delta_fair = cap if waited > cap else waited  # min(), as a comparison on this hot path
+        return delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
 
     # ---- tree operations -------------------------------------------------------------------------
 
@@ -176,12 +185,20 @@ class Cfs2623Policy(SchedPolicy):
     def _requeue(self, rq: CfsRq2623, task: Task, se: Se2623, key: int) -> None:
         """dequeue_entity() + enqueue_entity() of the current task: only its place changes."""
         assert se.node is not None
-        rq.timeline.remove(se.node)
         se.fair_key = key
-        se.node = rq.timeline.insert(task, key)
+        se.node = rq.timeline.move(se.node, task, key)
 
     def _wait_end(self, rq: CfsRq2623, se: Se2623) -> None:
-        se.wait_runtime = self._limit(se.wait_runtime + self._wait_credit(se, rq.fair_clock))
+        # _limit(wait_runtime + _wait_credit()), inline: this runs at every pick.
+        wait = se.wait_runtime
+        start = se.wait_start_fair
+        if start is not None:
+            cap = 2 * self.runtime_limit_ns
+            waited = rq.fair_clock - start
+            delta_fair = cap if waited > cap else waited
+            wait += delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
+        limit = self.runtime_limit_ns
+        se.wait_runtime = -limit if wait < -limit else (limit if wait > limit else wait)
         se.wait_start_fair = None
 
     def _enqueue_sleeper(self, rq: CfsRq2623, se: Se2623) -> None:
@@ -250,19 +267,30 @@ class Cfs2623Policy(SchedPolicy):
             rq.curr = None
 
     def put_prev(self, task: Task, cpu: int, now_ns: int) -> None:
-        # put_prev_entity(): the task stays in the tree at its last key; its wait starts now.
+        # put_prev_entity(): the task stays in the tree at its last key; its wait starts now. (Its
+        # update_curr() is the one schedule() has just made, at this instant: model.sched.base.)
         rq = self.rqs[cpu]
-        self.update_curr(cpu, now_ns)
-        _se(task).wait_start_fair = rq.fair_clock
+        se: Se2623 = task.se
+        se.wait_start_fair = rq.fair_clock
         rq.curr = None
 
     def pick_next(self, cpu: int, now_ns: int) -> Task | None:
         rq = self.rqs[cpu]
-        task = rq.timeline.leftmost()
+        task = rq.timeline.first  # leftmost()
         if task is None:
             return None
-        se = _se(task)
-        self._wait_end(rq, se)  # set_next_entity(): credit the wait, start a new stint
+        se: Se2623 = task.se
+        # set_next_entity(): credit the wait (_wait_end(), inline on this hot path), start a new stint.
+        wait = se.wait_runtime
+        start = se.wait_start_fair
+        if start is not None:
+            cap = 2 * self.runtime_limit_ns
+            waited = rq.fair_clock - start
+            delta_fair = cap if waited > cap else waited
+            wait += delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
+        limit = self.runtime_limit_ns
+        se.wait_runtime = -limit if wait < -limit else (limit if wait > limit else wait)
+        se.wait_start_fair = None
         se.exec_start_ns = now_ns
         se.prev_sum_exec_ns = se.sum_exec_ns
         rq.curr = task
@@ -270,16 +298,29 @@ class Cfs2623Policy(SchedPolicy):
 
     def update_curr(self, cpu: int, now_ns: int) -> None:
         rq = self.rqs[cpu]
-        if rq.curr is None:
+        curr = rq.curr
+        if curr is None:
             return
-        se = _se(rq.curr)
+        se: Se2623 = curr.se
         delta = now_ns - se.exec_start_ns
         if delta <= 0:
             return
         se.exec_start_ns = now_ns
         se.sum_exec_ns += delta
-        if rq.load:
-            delta_fair, se.wait_runtime, rq.sleeper_bonus = self._charge(rq, se, delta)
+        load = rq.load
+        if load:
+            # _charge(rq, se, delta), inline: this runs at every yield. Keep the two the same.
+            delta_fair = delta * NICE_0_LOAD // load
+            delta_mine = delta * se.weight // load
+            bonus = rq.sleeper_bonus
+            if bonus > self.min_granularity_ns:  # the runner pays back credit handed to sleepers
+                pay = min(delta_mine, bonus, self.runtime_limit_ns - se.wait_runtime)
+                bonus -= pay
+                delta_mine -= pay
+            wait = se.wait_runtime + delta_mine - delta
+            limit = self.runtime_limit_ns
+            se.wait_runtime = -limit if wait < -limit else (limit if wait > limit else wait)
+            rq.sleeper_bonus = bonus
             rq.fair_clock += delta_fair
 
     def task_tick(self, cpu: int, now_ns: int) -> bool:
@@ -291,7 +332,7 @@ class Cfs2623Policy(SchedPolicy):
         nxt = rq.timeline.leftmost()
         if nxt is curr or nxt is None:
             return False
-        return self._check_preempt(rq, _se(nxt), se, self.sched_granularity(len(rq.timeline)))
+        return self._check_preempt(rq, _se(nxt), se, self.sched_granularity(rq.timeline.size))
 
     def check_preempt_wakeup(self, cpu: int, woken: Task, now_ns: int) -> bool:
         # check_preempt_curr_fair(): SCHED_OTHER wakeups use the wakeup granularity.
@@ -300,17 +341,26 @@ class Cfs2623Policy(SchedPolicy):
             return True
         return self._check_preempt(rq, _se(woken), _se(rq.curr), self.wakeup_granularity_ns)
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         rq = self.rqs[cpu]
-        assert rq.curr is not None
-        curr, se = rq.curr, _se(rq.curr)
-        if len(rq.timeline) == 1:
+        curr = rq.curr
+        assert curr is not None
+        se: Se2623 = curr.se
+        if rq.timeline.size == 1:
             return YIELD_ALONE
         if not self.compat_yield:
-            # 2.6.23 yield_task_fair(): dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime.
-            self.update_curr(cpu, now_ns)
-            self._requeue(rq, curr, se, self._fair_key(rq, se))
-            return YieldOutcome("in_place", key_ns=se.fair_key)
+            # 2.6.23 yield_task_fair(): update_curr() (the machine's, just made: model.sched.base), then
+            # dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime (_requeue(_fair_key()),
+            # inline on this hot path).
+            wait = se.wait_runtime
+            if se.weight != NICE_0_LOAD:
+                scaled = abs(wait) * NICE_0_LOAD // se.weight
+                wait = scaled if wait >= 0 else -scaled
+            key = rq.fair_clock - wait
+            assert se.node is not None
+            se.fair_key = key
+            se.node = rq.timeline.move(se.node, curr, key)
+            return YieldOutcome("in_place", key_ns=se.fair_key) if describe else None
         rightmost = rq.timeline.rightmost()
         assert rightmost is not None
         if rightmost is curr:
@@ -318,11 +368,11 @@ class Cfs2623Policy(SchedPolicy):
         # compat: "minimally necessary key value to be last in the tree". Transient: the next
         # requeue (tick or enqueue) recomputes fair_clock - wait_runtime.
         self._requeue(rq, curr, se, _se(rightmost).fair_key + 1)
-        return YieldOutcome("rightmost", key_ns=se.fair_key)
+        return YieldOutcome("rightmost", key_ns=se.fair_key) if describe else None
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         rq = self.rqs[cpu]
-        if len(rq.timeline) <= 1:
+        if rq.timeline.size <= 1:
             return None
         curr = rq.curr
         if self.compat_yield or curr is None or rq.timeline.leftmost() is not curr:
@@ -365,7 +415,7 @@ class Cfs2623Policy(SchedPolicy):
         self.compat_yield = value
 
     def nr_running(self, cpu: int) -> int:
-        return len(self.rqs[cpu].timeline)
+        return self.rqs[cpu].timeline.size
 
     def runqueue_view(self, cpu: int, now_ns: int) -> Cfs2623View:
         """The tree with the current task first; values projected to ``now_ns`` without charging. Keys

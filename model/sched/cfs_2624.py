@@ -217,7 +217,7 @@ class Cfs2624Policy(SchedPolicy):
         gran = calc_delta_fair(self.wakeup_granularity_ns, curr.weight)
         return _se(woken).vruntime + gran < curr.vruntime
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         rq = self.rqs[cpu]
         assert rq.curr is not None
         se = _se(rq.curr)
@@ -226,7 +226,7 @@ class Cfs2624Policy(SchedPolicy):
         if not self.compat_yield:
             # 2.6.24 yield_task_fair(): only update_curr(); put_prev re-inserts by vruntime.
             self.update_curr(cpu, now_ns)
-            return YieldOutcome("in_place", key_ns=se.vruntime)
+            return YieldOutcome("in_place", key_ns=se.vruntime) if describe else None
         rightmost = rq.timeline.rightmost()
         assert rightmost is not None
         right_vruntime = _se(rightmost).vruntime
@@ -234,7 +234,7 @@ class Cfs2624Policy(SchedPolicy):
             return YieldOutcome("rightmost", "already_rightmost", noop=True, key_ns=se.vruntime)
         # compat: the yielder permanently forfeits its lead: "minimally necessary key value".
         se.vruntime = right_vruntime + 1
-        return YieldOutcome("rightmost", key_ns=se.vruntime)
+        return YieldOutcome("rightmost", key_ns=se.vruntime) if describe else None
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         rq = self.rqs[cpu]

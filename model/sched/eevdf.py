@@ -134,6 +134,7 @@ class EevdfPolicy(SchedPolicy):
         self.tick_ns = NSEC_PER_SEC // hz  # TICK_NSEC
         # sched_init_granularity(): SCHED_TUNABLESCALING_LOG, 1 + ilog2(min(ncpus, 8)).
         self.base_slice_ns = BASE_SLICE_NS * cpu_scale_factor(ncpus, cap=8)
+        self._lag_span_ns = max(2 * self.base_slice_ns, self.tick_ns)  # update_entity_lag()'s bound
         self.yield_forfeit = bool(YIELD_FORFEIT.default)  # 79104becf42b; 0 = 6.6 up to the fix
         self.run_to_parity = bool(RUN_TO_PARITY.default)  # sched_feat(RUN_TO_PARITY), on by default
         self._rqs = [CfsRq() for _ in range(ncpus)]
@@ -162,8 +163,9 @@ class EevdfPolicy(SchedPolicy):
         se: EevdfEntity = task.se
         # update_entity_lag(): the lag while it still counts in V, clamped to ±calc_delta_fair(max(2 slices,
         # TICK_NSEC)) so a long run or wait cannot be carried over whole.
-        limit = calc_delta_fair(max(2 * self.base_slice_ns, self.tick_ns), se)
-        se.vlag = max(-limit, min(limit, self._avg_vruntime(rq) - se.vruntime))
+        limit = calc_delta_fair(self._lag_span_ns, se)
+        lag = self._avg_vruntime(rq) - se.vruntime
+        se.vlag = -limit if lag < -limit else (limit if lag > limit else lag)  # clamp, without min/max
         if rq.curr is task:
             rq.curr = None
         else:
@@ -174,35 +176,56 @@ class EevdfPolicy(SchedPolicy):
         # put_prev_entity(): a still-runnable curr goes back into the tree (after the others on ties).
         rq = self._rqs[cpu]
         rq.curr = None
-        rq.add(task)
+        se: EevdfEntity = task.se  # rq.add(task), inline on this hot path
+        rq.queued.append(task)
+        rq.avg_vruntime += se.weight * (se.vruntime - rq.min_vruntime)
+        rq.avg_load += se.weight
 
     def pick_next(self, cpu: int, now_ns: int) -> Task | None:
         rq = self._rqs[cpu]
         if rq.curr is not None:
             raise RuntimeError(f"pick_next on cpu {cpu} before put_prev/dequeue of its current task")
-        nxt = self._pick_eevdf(rq, protect=False)
+        queued = rq.queued
+        # _pick_eevdf() (curr is None here), whose answer is plain with one task or none queued.
+        nxt = self._pick_eevdf(rq, False) if len(queued) > 1 else (queued[0] if queued else None)
         rq.resched = False
         if nxt is not None:
-            rq.remove(nxt)
+            se: EevdfEntity = nxt.se  # rq.remove(nxt), inline on this hot path
+            rq.queued.remove(nxt)
+            rq.avg_vruntime -= se.weight * (se.vruntime - rq.min_vruntime)
+            rq.avg_load -= se.weight
             rq.curr = nxt
             rq.exec_start_ns = now_ns
-            nxt.se.vprot = nxt.se.deadline  # set_next_entity(): the RUN_TO_PARITY "HACK", se->vlag = deadline
+            se.vprot = se.deadline  # set_next_entity(): the RUN_TO_PARITY "HACK", se->vlag = deadline
         return nxt
 
     def update_curr(self, cpu: int, now_ns: int) -> None:
         rq = self._rqs[cpu]
-        if rq.curr is None or now_ns <= rq.exec_start_ns:
+        curr = rq.curr
+        if curr is None or now_ns <= rq.exec_start_ns:
             return
-        se: EevdfEntity = rq.curr.se
+        se: EevdfEntity = curr.se
         delta = now_ns - rq.exec_start_ns  # calc_delta_fair(), inline on this hot path
-        se.vruntime += delta if se.weight == NICE_0_LOAD else delta * NICE_0_LOAD // se.weight
+        weight = se.weight
+        vruntime = se.vruntime + (delta if weight == NICE_0_LOAD else delta * NICE_0_LOAD // weight)
+        se.vruntime = vruntime
         rq.exec_start_ns = now_ns
+        queued = rq.queued
         # update_deadline(): the request is served once vruntime reaches the deadline; ask for the next
         # one and resched if anyone else is runnable here.
-        if se.vruntime >= se.deadline:
-            se.deadline = se.vruntime + calc_delta_fair(self.base_slice_ns, se)
-            rq.resched = rq.resched or bool(rq.queued)
-        self._update_min_vruntime(rq)
+        if vruntime >= se.deadline:
+            vslice = self.base_slice_ns  # calc_delta_fair(), inline
+            se.deadline = vruntime + (vslice if weight == NICE_0_LOAD else vslice * NICE_0_LOAD // weight)
+            rq.resched = rq.resched or bool(queued)
+        # update_min_vruntime() (as _update_min_vruntime, inline on this hot path: curr is set).
+        v = vruntime
+        for task in queued:
+            other: EevdfEntity = task.se
+            if other.vruntime < v:
+                v = other.vruntime
+        if v > rq.min_vruntime:
+            rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update()
+            rq.min_vruntime = v
 
     # ---- tick, preemption, yield ------------------------------------------------------------------
 
@@ -222,27 +245,46 @@ class EevdfPolicy(SchedPolicy):
             return True
         return self._pick_eevdf(rq, protect=self.run_to_parity) is woken
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         rq = self._rqs[cpu]
         if rq.curr is None:
             raise RuntimeError(f"yield on cpu {cpu} with no current task")
         if not rq.queued:  # yield_task_fair(): "Are we the only task in the tree?"
             return YIELD_ALONE
-        self.update_curr(cpu, now_ns)
+        # yield_task_fair() then calls update_curr(): the machine just did, at this instant (the yield
+        # order of model.sched.base), so it would charge nothing.
         se: EevdfEntity = rq.curr.se
-        vslice = calc_delta_fair(self.base_slice_ns, se)
+        weight = se.weight
+        vslice = self.base_slice_ns  # calc_delta_fair(), inline on this hot path
+        if weight != NICE_0_LOAD:
+            vslice = vslice * NICE_0_LOAD // weight
         if not self.yield_forfeit:
             se.deadline += vslice  # 6.6-6.16: still eligible, the deadline moves one slice on
+            if not describe:
+                return None
             return YieldOutcome(
                 "later_deadline", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=vslice
             )
-        if not self._eligible(rq, se):
+        # _eligible() with curr's own contribution to the sums (_load()), inline on this hot path
+        key = se.vruntime - rq.min_vruntime
+        if rq.avg_vruntime + weight * key < key * (rq.avg_load + weight):
             return YIELD_INELIGIBLE  # 79104becf42b forfeits only while eligible
         # 79104becf42b: "forfeits the rest of its request": vruntime jumps to the deadline.
-        forfeited = se.deadline - se.vruntime
-        se.vruntime = se.deadline
-        se.deadline += vslice
-        self._update_min_vruntime(rq)
+        vruntime = se.deadline
+        forfeited = vruntime - se.vruntime
+        se.vruntime = vruntime
+        se.deadline = vruntime + vslice
+        # update_min_vruntime() (as _update_min_vruntime, inline on this hot path: curr is set).
+        v = vruntime
+        for task in rq.queued:
+            other: EevdfEntity = task.se
+            if other.vruntime < v:
+                v = other.vruntime
+        if v > rq.min_vruntime:
+            rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update()
+            rq.min_vruntime = v
+        if not describe:
+            return None
         return YieldOutcome("forfeit", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=forfeited)
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
@@ -363,23 +405,29 @@ class EevdfPolicy(SchedPolicy):
 
     def _pick_eevdf(self, rq: CfsRq, protect: bool) -> Task | None:
         curr = rq.curr
-        if len(rq.queued) + (curr is not None) <= 1:
-            return curr if curr is not None else (rq.queued[0] if rq.queued else None)
-        sums = self._load(rq)
-        if curr is not None and not self._eligible(rq, curr.se, sums):
-            curr = None
-        # RUN_TO_PARITY: "run a task until it either becomes non-eligible or until it gets a new slice".
-        if protect and curr is not None and curr.se.vprot == curr.se.deadline:
-            return curr
-        keys, load = sums
+        queued = rq.queued
+        if len(queued) + (curr is not None) <= 1:
+            return curr if curr is not None else (queued[0] if queued else None)
         v0 = rq.min_vruntime
+        keys, load = rq.avg_vruntime, rq.avg_load  # _load(), inline on this hot path
+        curr_se: EevdfEntity | None = None
+        if curr is not None:
+            curr_se = curr.se
+            curr_key = curr_se.vruntime - v0
+            keys += curr_se.weight * curr_key
+            load += curr_se.weight
+            if keys < curr_key * load:  # not _eligible()
+                curr, curr_se = None, None
+        # RUN_TO_PARITY: "run a task until it either becomes non-eligible or until it gets a new slice".
+        if protect and curr_se is not None and curr_se.vprot == curr_se.deadline:
+            return curr
         best = None  # the earliest eligible deadline; the tree's order (first queued) on ties
         best_deadline = 0
-        for t in rq.queued:
+        for t in queued:
             se: EevdfEntity = t.se
             if keys >= (se.vruntime - v0) * load and (best is None or se.deadline < best_deadline):
                 best, best_deadline = t, se.deadline
-        if curr is not None and (best is None or curr.se.deadline < best_deadline):
+        if curr_se is not None and (best is None or curr_se.deadline < best_deadline):
             best = curr  # entity_before(curr, best) is strict: a queued entity wins a tie
         if best is None:  # "EEVDF scheduling fail, picking leftmost"
             best = min(rq.queued, key=_deadline)

@@ -162,7 +162,7 @@ class O1Policy(SchedPolicy):
         curr = self._rqs[cpu].curr
         return curr is None or woken.se.prio < curr.se.prio
 
-    def yield_task(self, cpu: int, now_ns: int) -> YieldOutcome:
+    def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         # 2.6.22 sys_sched_yield(): SCHED_OTHER goes to the tail of its prio list in the EXPIRED array,
         # unconditionally; time_slice, prio, expired_timestamp and best_expired_prio are left alone.
         rq = self._rqs[cpu]
@@ -176,7 +176,7 @@ class O1Policy(SchedPolicy):
             if se.array is not None:
                 se.array.dequeue(p)
             rq.expired.enqueue(p)
-        return YieldOutcome("expired_array", prio=se.prio)
+        return YieldOutcome("expired_array", prio=se.prio) if describe else None
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
         # A re-pick means active was empty after the yield, so the swap put the yielder back in active

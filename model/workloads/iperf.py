@@ -61,7 +61,9 @@ class ReportRing(Watchable):
     def push(self) -> None:
         self.count += 1
         self.pushed += 1
-        self.changed()
+        on_change = self.on_change  # changed(), inline: a push per write
+        if on_change is not None:
+            on_change(self)
 
     def take_all(self) -> int:
         n, self.count = self.count, 0
@@ -94,13 +96,16 @@ class Iperf:
         spec, sock, ring = self.spec, self.sock, self.ring
         # usleep(0) with high-resolution timers returns at once: its poll is a busy loop.
         busy_poll_ns = spec.signal_ns + self.machine.syscall_ns
+        # One action object per kind, yielded again at every pass (the machine never changes an action).
+        write = Compute(spec.loop_ns)
+        write_bytes = spec.write_bytes
         while True:
-            while not sock.reserve(spec.write_bytes):  # write() blocks in sk_stream_wait_memory()
+            while not sock.reserve(write_bytes):  # write() blocks in sk_stream_wait_memory()
                 yield Block(sock.waitq)
-            yield Compute(spec.loop_ns)
-            sock.commit(spec.write_bytes)
-            # ReportPacket(): wait while the reporter would be lapped.
-            while ring.full:
+            yield write
+            sock.commit(write_bytes)
+            # ReportPacket(): wait while the reporter would be lapped (ring.full, without the property).
+            while ring.count >= ring.capacity:
                 yield Signal(self.report_cond)
                 if spec.thread_rest == "fixed":
                     yield Wait(self.report_done)
@@ -116,18 +121,21 @@ class Iperf:
     def _reporter_thread(self, task: Task) -> Program:
         spec, ring = self.spec, self.ring
         usleep0_polls = spec.thread_rest == "usleep0" and not self.machine.usleep0_sleeps()
+        polls = spec.thread_rest == "sched_yield" or usleep0_polls
+        # The poll loop, one action yielded again at every pass (the machine never changes an action).
+        if usleep0_polls:
+            poll_ns = spec.reporter_pass_ns + self.machine.syscall_ns
+            poll = Spin(ring.nonempty, ring, poll_ns, yield_each=False)
+        else:
+            poll = Spin(ring.nonempty, ring, spec.reporter_pass_ns, yield_first=True)
         while True:
             n = ring.take_all()
-            if spec.thread_rest == "sched_yield" or usleep0_polls:
+            if polls:
                 if n:
                     yield Compute(spec.reporter_pass_ns + n * spec.report_entry_ns)
                 # thread_rest(), then pass after pass (each one a yield, or a usleep(0) that returns at
                 # once) until there is something to report.
-                if usleep0_polls:
-                    poll_ns = spec.reporter_pass_ns + self.machine.syscall_ns
-                    yield Spin(ring.nonempty, ring, poll_ns, yield_each=False)
-                else:
-                    yield Spin(ring.nonempty, ring, spec.reporter_pass_ns, yield_first=True)
+                yield poll
                 continue
             yield Compute(spec.reporter_pass_ns + n * spec.report_entry_ns)
             if spec.thread_rest == "fixed":
