@@ -613,3 +613,24 @@ def test_the_window_module_does_not_load_pyqtgraph() -> None:
 
     code = "import sys, gui.main_window; sys.exit('pyqtgraph' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+@pytest.mark.parametrize("story", ["cfs-yield-2007", "qdisc-fairness-2011"])
+def test_frames_that_repaint_only_what_changed_look_like_a_full_repaint(make_window, story: str) -> None:
+    # Panels repaint parts of themselves (the lanes below their legend); what the screen holds after
+    # many such frames must be what painting the whole window at once gives.
+    w = make_window(story)
+    w.resize(1280, 720)
+    w.show()
+    while not w.windowHandle().isExposed():
+        QApplication.processEvents()
+    w.playback.advance_to(500_000_000)
+    w.playback.play()
+    for _ in range(40):
+        w.playback.tick(1 / 30)
+        QApplication.sendPostedEvents(None, 0)
+        w.repaint(0, 0, 1, 1)  # paints every pending update, as the event loop would
+    stored = w.backingStore().paintDevice()
+    assert isinstance(stored, QImage) and stored.size() == w.size()
+    rgb = QImage.Format.Format_RGB32
+    assert stored.convertToFormat(rgb) == w.grab().toImage().convertToFormat(rgb)

@@ -217,8 +217,13 @@ class TimeControls(QWidget):
         self.speed_text.setMinimumWidth(
             self.speed_text.fontMetrics().horizontalAdvance("1/10000 of real time")
         )
-        self.time_text.setMinimumWidth(
-            self.time_text.fontMetrics().horizontalAdvance("t = 000.000 000 s") + 8
+        # A fixed size: the clock's text changes every frame, and a label of fixed size asks for no new
+        # layout of the window when it does (the row centres it, as it would the taller label).
+        self.time_text.setMinimumSize(0, 0)
+        self.time_text.setMaximumSize(16_777_215, 16_777_215)
+        self.time_text.setFixedSize(
+            self.time_text.fontMetrics().horizontalAdvance("t = 000.000 000 s") + 8,
+            self.time_text.sizeHint().height(),
         )
         self.timeline.apply_theme()
         self._elide_event()
