@@ -15,7 +15,7 @@ import functools
 import math
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QLineF, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -118,7 +118,6 @@ class CpuLanesPanel(HoverTipsPanel):
         self._drag: tuple[float, int] | None = None  # (x where a drag began, offset then)
         self._dragged = False
         self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
-        self._legend_painted: tuple[object, ...] = ()  # the legend flow, size and zoom last painted
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.setMouseTracking(True)
         self.reset()
@@ -279,7 +278,7 @@ class CpuLanesPanel(HoverTipsPanel):
         and there are no more of them than lanes, they are left out: each lane's head names and colours
         the task it runs, and every segment wide enough says whose it is."""
         names = tuple(sorted(self._names.items()))
-        key: tuple[object, ...] = (self._yields_seen, names, self.lw(), len(self.lanes), self._font)
+        key: tuple[object, ...] = (self._yields_seen, names, self.lw(), len(self.lanes), self._font.key())
         if self._legend_cache is not None and self._legend_cache[0] == key:
             return self._legend_cache[1]  # the same words in the same width: the same flow (every frame)
         flowed = self._flow_legend()
@@ -326,19 +325,7 @@ class CpuLanesPanel(HoverTipsPanel):
             )
             for lane in self.lanes
         ]
-        self._update_below_legend()
-
-    def _update_below_legend(self) -> None:
-        """Repaint the lanes and the axis; the legend above them too only when it changed (a frame
-        mostly moves the lanes: the legend's swatches and words are a third of a full paint)."""
-        legend = (self._legend_layout(), self.size(), self.zoom)
-        if legend != self._legend_painted:
-            self._legend_painted = legend
-            self.update()
-            return
-        _, top, _, _ = self._geometry()
-        y = max(int(top * self.zoom) - 1, 0)
-        self.update(QRect(0, y, self.width(), self.height() - y))
+        self.update()
 
     def resizeEvent(self, event: object) -> None:
         if self.size() != self._layout_size:  # grab() may deliver a pending resize of the same size
@@ -350,9 +337,8 @@ class CpuLanesPanel(HoverTipsPanel):
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        legend_h, top, lane_h, strip_w = self._geometry()
-        if event.rect().top() < (PAD + legend_h) * self.zoom:  # not when only the lanes were asked for
-            self._paint_legend(p)
+        self._paint_legend(p)
+        _, top, lane_h, strip_w = self._geometry()
         for i, runs in enumerate(self._runs):
             y = top + i * lane_h
             self._paint_lane_head(p, i, QRectF(PAD, y, LEFT_W - PAD, lane_h - 4))
