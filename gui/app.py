@@ -118,7 +118,7 @@ def run_gui(args: argparse.Namespace) -> int:
         if getattr(args, "scenario", None):
             raise  # the user named it: a one-line error, exit 2
         source, scenario = "cfs-yield-2007", load_scenario("cfs-yield-2007")
-    window = MainWindow(scenario, settings=settings, source=source)
+    window = MainWindow(scenario, settings=settings, source=source, defer_graphs=True)
     window.show()
     window.playback.play()
     _close_on_ctrl_c(app)

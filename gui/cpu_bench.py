@@ -84,17 +84,22 @@ from PySide6.QtWidgets import QApplication
 app = QApplication(["schedlab"])
 from gui.main_window import MainWindow
 from model.scenario import load_scenario
-w = MainWindow(load_scenario(sys.argv[2]), settings=QSettings(sys.argv[3], QSettings.Format.IniFormat))
+settings = QSettings(sys.argv[3], QSettings.Format.IniFormat)
+w = MainWindow(load_scenario(sys.argv[2]), settings=settings, defer_graphs=True)  # as gui.app opens it
 w.show()
 while not w.windowHandle().isExposed():
     app.processEvents()
 w.repaint()
-print(time.time() - t0)
+first = time.time() - t0
+w.finish_startup()  # what the window does just after its first frame: the graphs
+w.repaint()
+print(first, time.time() - t0)
 """
 
 
-def launch_s(story: str, settings_dir: str) -> float:
-    """Wall seconds from starting a new Python process to the window's first painted frame."""
+def launch_s(story: str, settings_dir: str) -> tuple[float, float]:
+    """Wall seconds from starting a new Python process to the window's first painted frame, and to the
+    frame with everything built (the graphs come just after the first)."""
     env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     ini = str(Path(settings_dir) / "launch.ini")
     t0 = time.time()
@@ -105,7 +110,8 @@ def launch_s(story: str, settings_dir: str) -> float:
         env=env,
         check=True,
     )
-    return float(done.stdout.strip().splitlines()[-1])
+    first, complete = done.stdout.strip().splitlines()[-1].split()
+    return float(first), float(complete)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,12 +143,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"target: Normal <= {TARGET_NORMAL:g} % of one core: {verdict} (worst {worst_normal:.1f} %)"
             )
         if args.launch:
-            first = [launch_s(story, tmp) for story in stories]
-            worst = max(first)
+            times = [launch_s(story, tmp) for story in stories]
+            worst = max(first for first, _complete in times)
             verdict = "met" if worst <= TARGET_FIRST_S else "MISSED"
             print(
-                "launch to first painted frame: "
-                + ", ".join(f"{s} {t:.2f} s" for s, t in zip(stories, first, strict=True))
+                "launch to first painted frame (to the graphs' first frame): "
+                + ", ".join(f"{s} {t:.2f} s ({c:.2f} s)" for s, (t, c) in zip(stories, times, strict=True))
                 + f"; target <= {TARGET_FIRST_S:g} s: {verdict}"
             )
     del app

@@ -5,7 +5,9 @@ for them first, Qt's ShortcutOverride) and the arrow keys, so the window's short
 the focus moved. ``ShortcutsFirst`` watches the application's events and, for a text field of its
 window, lets every key that is one of the window's shortcuts through to the shortcut instead (after
 committing what was typed, as leaving the field would), and makes Escape leave the field. Keys that
-are no shortcut (digits, Backspace, Up and Down) stay with the field.
+are no shortcut (digits, Backspace, Up and Down) stay with the field. It watches only the widget that has
+the focus while that is a text field of its window (the application says when the focus moves): a
+filter on every event of the application would cost a Python call per event, thousands a second.
 """
 
 from __future__ import annotations
@@ -32,6 +34,17 @@ class ShortcutsFirst(QObject):
         super().__init__(window)
         self.window = window
         self.rest = rest  # where the focus goes when Escape leaves a field
+        self.watched: QWidget | None = None  # the focused text field's widget, while there is one
+
+    def follow_focus(self, _old: QWidget | None, new: QWidget | None) -> None:
+        """Watch ``new`` if it is (part of) a text field of the window; stop watching the previous one."""
+        if self.watched is not None:
+            self.watched.removeEventFilter(self)
+            self.watched = None
+        field = _field(new)
+        if new is not None and field is not None and field.window() is self.window:
+            new.installEventFilter(self)
+            self.watched = new
 
     def _shortcuts(self) -> set[QKeySequence]:
         keys: set[QKeySequence] = set()
@@ -68,12 +81,14 @@ class ShortcutsFirst(QObject):
 def install(window: QWidget, rest: QWidget) -> ShortcutsFirst:
     guard = ShortcutsFirst(window, rest)
     app = QApplication.instance()
-    if app is not None:
-        app.installEventFilter(guard)
+    if isinstance(app, QApplication):
+        app.focusChanged.connect(guard.follow_focus)
+        guard.follow_focus(None, app.focusWidget())
     return guard
 
 
 def uninstall(guard: ShortcutsFirst) -> None:
     app = QApplication.instance()
-    if app is not None:
-        app.removeEventFilter(guard)
+    if isinstance(app, QApplication):
+        app.focusChanged.disconnect(guard.follow_focus)
+    guard.follow_focus(None, None)

@@ -13,8 +13,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from PySide6.QtCore import QByteArray, QPoint, QRectF, QSettings, Qt
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QFont, QKeySequence, QResizeEvent, QShowEvent
+from PySide6.QtCore import QByteArray, QPoint, QRectF, QSettings, Qt, QTimer
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QFont,
+    QKeySequence,
+    QPaintEvent,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -39,7 +48,7 @@ from gui.panels.base import rescale_fonts
 from gui.panels.controls import ControlsPanel, has_qdisc
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.explainer import ExplainerPanel, something_yields
-from gui.panels.graphs import GraphsPanel
+from gui.panels.graphs_placeholder import GraphsPlaceholder
 from gui.panels.headline import HeadlinePanel
 from gui.panels.highlight import HighlightOverlay
 from gui.panels.lesson import LessonPanel
@@ -53,6 +62,7 @@ from model.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from gui.figures import FigureOptions
+    from gui.panels.graphs import GraphsPanel
 
 ORGANIZATION = "schedlab"
 APPLICATION = "schedlab"
@@ -84,7 +94,10 @@ class MainWindow(QMainWindow):
         settings: QSettings | None = None,
         use_timer: bool = True,
         source: str | None = None,
+        defer_graphs: bool = False,
     ) -> None:
+        """``defer_graphs``: paint the first frame with a placeholder where the graphs go and build them
+        just after it (``finish_startup``): the interactive window maps sooner (pyqtgraph loads then)."""
         super().__init__()
         self.settings = settings if settings is not None else default_settings()
         self.source = source or scenario.name  # what "last story" remembers: a name or a file path
@@ -96,14 +109,15 @@ class MainWindow(QMainWindow):
         self.runqueue = RunqueuePanel()
         self.qdisc = QdiscPanel(self)  # owned by the window while it is out of the tabs
         self.qdisc.hide()
-        self.graphs = GraphsPanel()
+        self._graphs: GraphsPanel | None = None
+        self._graphs_slot = GraphsPlaceholder(window_ns_for(self.playback.speed))
         self.headline = HeadlinePanel()
         self.panels: dict[str, Panel] = {
             "CPU lanes": self.cpu_lanes,
             "Run queue": self.runqueue,
             "Qdisc": self.qdisc,
             "Headline numbers": self.headline,
-            "Graphs": self.graphs,
+            "Graphs": self._graphs_slot,  # the real graphs once built (finish_startup)
         }
         self.lesson_panel = LessonPanel()
         self.lesson_driver = LessonDriver(self.playback, self)
@@ -112,6 +126,7 @@ class MainWindow(QMainWindow):
         self._has_qdisc = False
         self._shape: tuple[int, bool] = (0, False)
         self._shown_once = False
+        self._startup_pending = defer_graphs  # the graphs are built after the first painted frame
         self._build_layout()
         self._build_menus()
         self._wire()
@@ -121,6 +136,8 @@ class MainWindow(QMainWindow):
         self.stage.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self._on_restarted(scenario)
         self.playback.refresh()
+        if not defer_graphs:
+            self.finish_startup()
 
     # ---- composition ------------------------------------------------------------------------
 
@@ -138,7 +155,7 @@ class MainWindow(QMainWindow):
         self.middle.currentChanged.connect(self._render_front_tab)
         self.lower_split = QSplitter(Qt.Orientation.Vertical)
         self.lower_split.addWidget(self.middle)
-        self.lower_split.addWidget(self.graphs)
+        self.lower_split.addWidget(self._graphs_slot)
         self.lower_split.setChildrenCollapsible(False)
         # The lanes on top, the headline numbers across the stage under them, then the rest.
         self.stage = QSplitter(Qt.Orientation.Vertical)
@@ -212,6 +229,41 @@ class MainWindow(QMainWindow):
         )
         self.stage.setSizes([plan.lanes_h, headline, max(size.height() - plan.lanes_h - headline, 1)])
         self.lower_split.setSizes(list(plan.lower))
+
+    # ---- the graphs, built after the first frame ------------------------------------------------------
+
+    @property
+    def graphs(self) -> GraphsPanel:
+        """The live graphs (built now if the window has not got to it yet)."""
+        self.finish_startup()
+        assert self._graphs is not None
+        return self._graphs
+
+    def finish_startup(self) -> None:
+        """Build what the first frame did without: the graphs (pyqtgraph) take the placeholder's place,
+        at its size, and draw the latest snapshot. Nothing to do the second time."""
+        self._startup_pending = False
+        if self._graphs is not None:
+            return
+        from gui.panels.graphs import GraphsPanel
+
+        slot = self._graphs_slot
+        graphs = GraphsPanel(window_ns=slot.window_ns)
+        sizes = self.lower_split.sizes()
+        self.lower_split.replaceWidget(self.lower_split.indexOf(slot), graphs)
+        self.lower_split.setSizes(sizes)
+        slot.deleteLater()
+        self._graphs = graphs
+        self.panels["Graphs"] = graphs
+        if slot.snapshot is not None:
+            graphs.render(slot.snapshot)
+        self._place_highlight()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
+        super().paintEvent(event)
+        if self._startup_pending:  # the first frame is being painted: the rest follows it
+            self._startup_pending = False
+            QTimer.singleShot(0, self, self.finish_startup)
 
     def _menu_action(
         self, menu: Any, text: str, key: str | QKeySequence | QKeySequence.StandardKey, slot: Any
@@ -350,7 +402,11 @@ class MainWindow(QMainWindow):
         )
 
     def _on_speed(self, speed: float) -> None:
-        self.graphs.set_window_ns(window_ns_for(speed))
+        window_ns = window_ns_for(speed)
+        if self._graphs is None:
+            self._graphs_slot.set_window_ns(window_ns)
+        else:
+            self._graphs.set_window_ns(window_ns)
 
     def _on_landed(self, _t_ns: int) -> None:
         """The run was rebuilt at another instant: panels forget the history they drew."""
@@ -386,13 +442,15 @@ class MainWindow(QMainWindow):
             "lanes": self.cpu_lanes,
             "runqueue": self.runqueue,
             "qdisc": self.qdisc,
-            "graphs": self.graphs,
+            "graphs": cast(QWidget, self.panels["Graphs"]),
             "headline": self.headline,
         }
         if kind in ("runqueue", "qdisc"):
             self.middle.setCurrentWidget(panels[kind])
         if kind in panels:
             return panels[kind], None
+        if kind == "graph" and self._graphs is None:  # framed once the graphs are built
+            return None, None
         if kind == "graph":
             self.graphs.bring_forward(name)
             return self.graphs, self.graphs.plot_rect(name)
@@ -502,6 +560,7 @@ class MainWindow(QMainWindow):
             self.open_scenario_file(path)
 
     def export_targets(self) -> dict[str, QWidget]:
+        self.finish_startup()
         targets: dict[str, QWidget] = {"Whole window": self}
         for name, panel in self.panels.items():
             if panel is not self.qdisc or self._has_qdisc:

@@ -570,3 +570,67 @@ def test_the_layout_plan_keeps_every_lane_in_a_short_window() -> None:
     assert not short.wide and not short.stacked
     assert short.lanes_h == 226  # every CPU's lane, though it is more than the short window's share
     assert sum(short.lower) == short.columns[1] and min(short.lower) > 0
+
+
+# ---- the first frame before the graphs ------------------------------------------------------------
+
+
+def test_the_graphs_placeholder_takes_the_graphs_room() -> None:
+    from gui.panels.graphs import GraphsPanel
+    from gui.panels.graphs_placeholder import GraphsPlaceholder
+
+    graphs, slot = GraphsPanel(), GraphsPlaceholder(SPEED_NORMAL)
+    assert slot.sizeHint() == graphs.sizeHint()
+    assert slot.minimumSizeHint() == graphs.minimumSizeHint()
+    assert slot.sizePolicy() == graphs.sizePolicy()
+    graphs.deleteLater()
+    slot.deleteLater()
+
+
+def test_the_first_frame_is_painted_before_the_graphs_are_built(make_window) -> None:
+    w = make_window("qdisc-fairness-2011", defer_graphs=True)
+    w.resize(1280, 720)
+    w.playback.play()
+    frames(w, 3)  # snapshots before the graphs exist: the placeholder keeps the latest
+    w.show()
+    assert w._graphs is None  # nothing built before the first paint
+    slot = w.panels["Graphs"]
+    w.repaint()  # the first frame, painted with the placeholder
+    slot_rect = slot.geometry()
+    assert w._graphs is None  # built after the frame, by a zero timer
+    for _ in range(50):
+        QApplication.processEvents()
+        if w._graphs is not None:
+            break
+    graphs = w._graphs
+    assert graphs is not None and w.panels["Graphs"] is graphs
+    assert graphs.geometry() == slot_rect  # the same room: nothing else moved
+    assert graphs.shown  # it drew the latest snapshot at once
+
+
+def test_the_window_module_does_not_load_pyqtgraph() -> None:
+    import subprocess
+
+    code = "import sys, gui.main_window; sys.exit('pyqtgraph' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+@pytest.mark.parametrize("story", ["cfs-yield-2007", "qdisc-fairness-2011"])
+def test_frames_that_repaint_only_what_changed_look_like_a_full_repaint(make_window, story: str) -> None:
+    # Panels repaint parts of themselves (the lanes below their legend); what the screen holds after
+    # many such frames must be what painting the whole window at once gives.
+    w = make_window(story)
+    w.resize(1280, 720)
+    w.show()
+    while not w.windowHandle().isExposed():
+        QApplication.processEvents()
+    w.playback.advance_to(500_000_000)
+    w.playback.play()
+    for _ in range(40):
+        w.playback.tick(1 / 30)
+        QApplication.sendPostedEvents(None, 0)
+        w.repaint(0, 0, 1, 1)  # paints every pending update, as the event loop would
+    stored = w.backingStore().paintDevice()
+    assert isinstance(stored, QImage) and stored.size() == w.size()
+    rgb = QImage.Format.Format_RGB32
+    assert stored.convertToFormat(rgb) == w.grab().toImage().convertToFormat(rgb)

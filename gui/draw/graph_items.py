@@ -34,7 +34,24 @@ def panel_font(point_size: float) -> QFont:
     return theme.font(point_size)
 
 
-class CountAxis(pg.AxisItem):  # type: ignore[misc]
+class QuietAxis(pg.AxisItem):  # type: ignore[misc]
+    """An axis that sets its name's text again only when it changed. pyqtgraph rebuilds the name (rich
+    text, and the axis's size with it) on every change of range, for its SI prefix: the time axes
+    slide with every new point, and their names change only when the prefix does."""
+
+    _label_html: str | None = None
+
+    def _updateLabel(self) -> None:  # pyqtgraph's hook behind setLabel and the SI prefix
+        html = self.labelString()
+        if html != self._label_html:
+            self._label_html = html
+            super()._updateLabel()
+            return
+        self.picture = None  # the ticks are drawn again, as pyqtgraph does after a change of range
+        self.update()
+
+
+class CountAxis(QuietAxis):
     """A y axis that writes counts the way the bars do ("2M", not "2e+06")."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
@@ -44,7 +61,7 @@ class CountAxis(pg.AxisItem):  # type: ignore[misc]
         ]
 
 
-class SpacedAxis(pg.AxisItem):  # type: ignore[misc]
+class SpacedAxis(QuietAxis):
     """A bottom axis whose labelled ticks never crowd: the step is the smallest 1-2-5 one that leaves a
     label's width and a gap between neighbours, for the widest label the axis would write."""
 
@@ -142,7 +159,9 @@ def make_plot(
 ) -> tuple[pg.PlotItem, pg.GraphicsLayout]:
     """A white, projector-legible plot the mouse cannot pan, with its legend row under it, in one
     layout cell. ``time_axis``: x is simulated seconds; otherwise y counts packets (the bars)."""
-    axes = {"bottom": SpacedAxis("bottom")} if time_axis else {"left": CountAxis("left")}
+    # Left and bottom only: an axis named here is shown.
+    axes = {"left": QuietAxis("left"), "bottom": SpacedAxis("bottom")}
+    axes |= {} if time_axis else {"left": CountAxis("left"), "bottom": QuietAxis("bottom")}
     plot = pg.PlotItem(axisItems=axes)
     plot.setProperty("schedlab_title", title)
     plot.setProperty("schedlab_y_label", y_label)

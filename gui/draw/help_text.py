@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.metadata
 import platform
 from collections.abc import Sequence
 from html import escape
 
-import pyqtgraph as pg
 import PySide6
 from PySide6.QtCore import qVersion
 
@@ -34,6 +32,10 @@ def shortcut_sheet_html(rows: Sequence[tuple[str, str, str]]) -> str:
 
 def about_html() -> str:
     """Help → About: what schedlab is, its version, and how its model runs here (compiled or not)."""
+    import importlib.metadata  # here, not at import: the window maps before these load
+
+    import pyqtgraph as pg
+
     try:
         version = importlib.metadata.version("schedlab")
     except importlib.metadata.PackageNotFoundError:

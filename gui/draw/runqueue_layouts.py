@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics
+from PySide6.QtGui import QColor, QFont
 
 from gui.draw import palette
 from gui.draw.formats import format_duration, nice_step, signed_duration
@@ -41,6 +41,7 @@ from gui.draw.runqueue_scene import (
     stable_range,
     stack_levels,
 )
+from gui.draw.static_text import font_metrics
 from model.snapshot import (
     BfsEntry,
     BfsView,
@@ -93,8 +94,8 @@ class SceneBuilder:
     def _layout_rows(self, sections: Sequence[RunqueueView], size: QSize) -> None:
         """Many CPUs in a short panel: a row per CPU, "CPU n" then its tasks as the policy would pick
         them (the view lists them in that order), the next one tagged; the panel's tooltip has the rest."""
-        sc, fm = self.scene, QFontMetrics(self._fonts[BOLD])
-        title = QFontMetrics(self._fonts[TITLE])
+        sc, fm = self.scene, font_metrics(self._fonts[BOLD])
+        title = font_metrics(self._fonts[TITLE])
         label_w = title.horizontalAdvance("CPU 00") + 12
         row_h = max((size.height() - PAD) / len(sections), CHIP_H[True] + 2)
         for i, rq in enumerate(sections):
@@ -123,7 +124,7 @@ class SceneBuilder:
         wide, narrow = HEADLINES[type(rq)]
         headline = narrow if r.width() < 760 else wide
         headline = headline if isinstance(rq, BfsView) else f"CPU {rq.cpu} · {headline}"
-        fm = QFontMetrics(self._fonts[TITLE])
+        fm = font_metrics(self._fonts[TITLE])
         headline = fm.elidedText(headline, Qt.TextElideMode.ElideRight, int(r.width() - 12))
         sc.text(QRectF(r.left() + 6, r.top() + 2, r.width() - 12, LINE_H), headline, TITLE)
         body = r.adjusted(6, LINE_H + 4, -6, -LINE_H - 2)
@@ -147,8 +148,8 @@ class SceneBuilder:
         title = ("▶ " if e.running else "") + self._names.get(e.tid, f"task {e.tid}")
         detail = "" if compact else detail
         w = max(
-            QFontMetrics(self._fonts[BOLD]).horizontalAdvance(title),
-            QFontMetrics(self._fonts[PLAIN]).horizontalAdvance(detail),
+            font_metrics(self._fonts[BOLD]).horizontalAdvance(title),
+            font_metrics(self._fonts[PLAIN]).horizontalAdvance(detail),
         )
         chip = Chip(QRectF(x, y, w + 18, CHIP_H[compact]), e.tid, title, detail, e.running, list(tags))
         self.scene.chips.append(chip)
@@ -188,7 +189,7 @@ class SceneBuilder:
 
     def _o1_row(self, i: int, members: list[O1Entry], r: QRectF, tick_ns: int, compact: bool) -> None:
         """One prio row of an array, left to right; crowded chips lose their detail, then say "+N more"."""
-        fm, x = QFontMetrics(self._fonts[BOLD]), r.left()
+        fm, x = font_metrics(self._fonts[BOLD]), r.left()
         for n, e in enumerate(members):
             tag = next_tag(e) + (" (after the swap)" if e.array == "expired" and not e.running else "")
             detail = f"nice {self._nice.get(e.tid, 0)} · {o1_slice_words(e, tick_ns)}"
@@ -216,12 +217,12 @@ class SceneBuilder:
     ) -> tuple[float, float]:
         """A key axis at height ``y``, the clock (0) named under it; returns the (stable) range."""
         rng = self._ranges[i] = stable_range(min(rels), max(rels), self._ranges.get(i))
-        sc, fm = self.scene, QFontMetrics(self._fonts[PLAIN])
+        sc, fm = self.scene, font_metrics(self._fonts[PLAIN])
         sc.line(QPointF(x0, y), QPointF(x0 + w, y), palette.TEXT, 2)
         step = nice_step(rng[1] - rng[0], max(int(w // 110), 2))
         clock_x = key_to_x(0, rng, x0, w)
         clock_label = f"▲ {clock_name}"
-        clock_w = QFontMetrics(self._fonts[BOLD]).horizontalAdvance(clock_label) + 8
+        clock_w = font_metrics(self._fonts[BOLD]).horizontalAdvance(clock_label) + 8
         cx = min(max(clock_x, x0 + clock_w / 2), x0 + w - clock_w / 2)
         clock_rect = QRectF(cx - clock_w / 2, y + 4, clock_w, fm.height())
         for k in range(math.ceil(rng[0] / step), math.floor(rng[1] / step) + 1):
@@ -242,7 +243,7 @@ class SceneBuilder:
     ) -> None:
         """Chips stacked up from the lane's bottom at each item's key, or at the start of its request (drawn
         as a bar to its deadline); a dashed stem joins each chip to its key. Compact chips when crowded."""
-        fm, mark = QFontMetrics(self._fonts[BOLD]), len(self.scene.chips)
+        fm, mark = font_metrics(self._fonts[BOLD]), len(self.scene.chips)
         for compact in (False, True):
             del self.scene.chips[mark:]
             placed: list[tuple[Chip, float, float]] = []
@@ -338,7 +339,7 @@ class SceneBuilder:
 
     def _layout_bfs(self, i: int, rq: BfsView, body: QRectF, compact: bool) -> None:
         """BFS: the running tasks, then the queue by deadline, cut by the current jiffy."""
-        sc, fm = self.scene, QFontMetrics(self._fonts[BOLD])
+        sc, fm = self.scene, font_metrics(self._fonts[BOLD])
         row_h, y, col_x = CHIP_H[True] + 6, body.top(), body.left()
         queued = [e for e in rq.entries if not e.running]
         cut = next((k for k, e in enumerate(queued) if not e.deadline_passed), len(queued))
@@ -373,7 +374,7 @@ class SceneBuilder:
         tags += [(next_tag(e), palette.BLUE)] if e.picks_next else []
         chip = self._chip(i, e, r.left(), r.top(), True, "", tags)
         chip.rect.setWidth(chip_w)
-        fm, bold = QFontMetrics(self._fonts[PLAIN]), QFontMetrics(self._fonts[BOLD])
+        fm, bold = font_metrics(self._fonts[PLAIN]), font_metrics(self._fonts[BOLD])
         tags_w = sum(bold.horizontalAdvance(tag) + 14 for tag, _ in tags) + (10 if tags else 0)
         room = int(r.right() - chip.rect.right() - 12 - tags_w)  # the tags keep their place on the row
         words = fm.elidedText(bfs_words(e, rq.jiffies), Qt.TextElideMode.ElideRight, room)

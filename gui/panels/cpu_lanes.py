@@ -20,7 +20,6 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
-    QFontMetrics,
     QMouseEvent,
     QPainter,
     QPainterPath,
@@ -35,6 +34,7 @@ from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration, exact_time, format_duration, nice_step, tick_label
 from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, time_to_x, yield_columns
+from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
 
@@ -286,7 +286,7 @@ class CpuLanesPanel(HoverTipsPanel):
         return flowed
 
     def _flow_legend(self) -> LegendFlow:
-        fm = QFontMetrics(self._font)
+        fm = font_metrics(self._font)
         states: list[tuple[str, int | None]] = [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
         if self._yields_seen:
             states += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
@@ -365,7 +365,7 @@ class CpuLanesPanel(HoverTipsPanel):
 
         Tall lanes use two lines (badges beside the name); short ones one line, badges at its end."""
         cpu = self._cpus[i] if i < len(self._cpus) else None
-        fm = QFontMetrics(self._big)
+        fm = font_metrics(self._big)
         two_lines = r.height() >= 46
         base = r.top() + 2 + fm.ascent() if two_lines else r.center().y() + fm.ascent() / 2 - 2
         p.setFont(self._big)
@@ -392,7 +392,7 @@ class CpuLanesPanel(HoverTipsPanel):
         p.drawRect(swatch)
         p.setFont(self._bold if code > 0 else self._font)
         room = int(right - swatch.right() - 8)
-        words = QFontMetrics(p.font()).elidedText(label, Qt.TextElideMode.ElideRight, room)
+        words = font_metrics(p.font()).elidedText(label, Qt.TextElideMode.ElideRight, room)
         p.drawText(QPointF(swatch.right() + 6, swatch.bottom() - 2), words)
 
     def _paint_strip(self, p: QPainter, runs: LaneRuns, r: QRectF) -> None:
@@ -403,7 +403,7 @@ class CpuLanesPanel(HoverTipsPanel):
         p.drawRect(bar)
         irq_top = bar.top() + bar.height() * 0.6
         labels: list[tuple[QRectF, int]] = []
-        fm = QFontMetrics(self._bold)
+        fm = font_metrics(self._bold)
         for xa, xb, code in tasks:
             if code == IDLE:
                 continue
@@ -425,7 +425,7 @@ class CpuLanesPanel(HoverTipsPanel):
         x0, win, end, now = LEFT_W + PAD, self.window_ns, self.view_end_ns, self._now_ns
         p.setPen(QPen(palette.TEXT, 1))
         p.setFont(self._font)
-        fm = QFontMetrics(self._font)
+        fm = font_metrics(self._font)
         p.drawLine(QPointF(x0, y), QPointF(x0 + strip_w, y))
         max_ticks = max(int(strip_w // 90), 1)
         free_right = x0 + strip_w  # labels go right to left; one that would touch its neighbour is left out
@@ -575,7 +575,7 @@ def _badge(p: QPainter, right: float, base: float, text: str, font: QFont, fille
     """A rounded badge ending at ``right`` whose text sits on baseline ``base``; returns its left edge.
 
     The dequeuer token is filled yellow; need_resched is outlined in vermillion."""
-    fm = QFontMetrics(font)
+    fm = font_metrics(font)
     rect = QRectF(0, base - fm.ascent() - 1, fm.horizontalAdvance(text) + 12, fm.height() + 2)
     rect.moveRight(right)
     p.setPen(QPen(palette.TEXT if filled else palette.VERMILLION, 2))

@@ -19,7 +19,7 @@ import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QAction, QBrush, QColor, QCursor, QFontMetrics, QResizeEvent
-from PySide6.QtWidgets import QMenu, QToolButton, QToolTip, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsView, QMenu, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette, theme
@@ -101,6 +101,9 @@ class GraphsPanel(SnapshotPanel):
         self.window_ns = window_ns or window_ns_for(SPEED_NORMAL)
         self._view = pg.GraphicsLayoutWidget()
         self._view.setBackground(palette.BACKGROUND)
+        # pyqtgraph keeps the background in a pixmap and copies it under every repaint (a blend, spread
+        # over threads, of the whole exposed area); a solid colour filled in place is the same pixels.
+        self._view.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
         self._view.scene().sigMouseMoved.connect(self._on_hover)
         self._chooser = QToolButton()
         self._chooser.setText("More ▾")

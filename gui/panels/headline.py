@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gui.draw import palette, theme
 from gui.draw.formats import format_duration
 from gui.draw.series import toggle_label
+from gui.draw.static_text import font_metrics
 from gui.panels.base import SnapshotPanel
 from model.metrics import IntervalFigures, interval_figures
 from model.snapshot import Snapshot
@@ -120,21 +121,21 @@ class HeadlinePanel(SnapshotPanel):
 
     def _tile_h(self) -> float:
         big = _font(NUMBER_PT, bold=True)
-        return QFontMetrics(self._label_font).height() + QFontMetrics(big).height() + PAD / 2 + 3
+        return font_metrics(self._label_font).height() + font_metrics(big).height() + PAD / 2 + 3
 
     def _caption_beside(self, rows: list[list[int]], widths: list[float]) -> bool:
         """Whether the caption fits to the right of the last row of tiles (else it goes under them)."""
         if not rows:
             return False
         used = PAD + sum(widths[i] + PAD for i in rows[-1])
-        need = QFontMetrics(self._caption_font).horizontalAdvance(self.caption) + 2 * PAD
+        need = font_metrics(self._caption_font).horizontalAdvance(self.caption) + 2 * PAD
         return used + need <= self.lw()
 
     def _fit_height(self) -> None:
         """As many rows of tiles as the width needs, and the caption beside or under them."""
         flowed, widths, _big = self._rows(self.lw())
         rows = max(len(flowed), 1)
-        caption_h = 0 if self._caption_beside(flowed, widths) else QFontMetrics(self._caption_font).height()
+        caption_h = 0 if self._caption_beside(flowed, widths) else font_metrics(self._caption_font).height()
         height = round((rows * (self._tile_h() + PAD / 2) + caption_h + PAD) * self.zoom)
         if height != self.height():
             self.setFixedHeight(height)
@@ -197,15 +198,15 @@ class HeadlinePanel(SnapshotPanel):
 
     def _tile_width(self, tile: Tile, big: QFont) -> float:
         swatch = 18.0 if tile.color is not None else 0.0
-        label_w = QFontMetrics(self._label_font).horizontalAdvance(tile.label) + swatch
-        return max(label_w, QFontMetrics(big).horizontalAdvance(tile.number)) + 14.0
+        label_w = font_metrics(self._label_font).horizontalAdvance(tile.label) + swatch
+        return max(label_w, font_metrics(big).horizontalAdvance(tile.number)) + 14.0
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)
         rows, widths, big = self._rows(self.lw())
-        label_h = QFontMetrics(self._label_font).height()
-        big_h = QFontMetrics(big).height()
+        label_h = font_metrics(self._label_font).height()
+        big_h = font_metrics(big).height()
         tile_h = label_h + big_h + PAD / 2 + 3
         y = PAD / 2
         for row in rows:
@@ -216,7 +217,7 @@ class HeadlinePanel(SnapshotPanel):
             y += tile_h + PAD / 2
         p.setFont(self._caption_font)
         p.setPen(palette.TEXT)
-        fm = QFontMetrics(self._caption_font)
+        fm = font_metrics(self._caption_font)
         if self._caption_beside(rows, widths):  # to the right of the last row, at its foot
             x = PAD + sum(widths[i] + PAD for i in rows[-1]) + PAD
             caption_rect = QRectF(x, y - PAD / 2 - fm.height() - 4, self.lw() - x - PAD, fm.height())

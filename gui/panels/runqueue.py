@@ -21,7 +21,6 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
-    QFontMetrics,
     QMouseEvent,
     QPainter,
     QPainterPath,
@@ -36,6 +35,7 @@ from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_control, free_spot
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene
+from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from gui.panels.cpu_lanes import code_brush, text_on
 from model.sched import POLICIES
@@ -243,7 +243,7 @@ class RunqueuePanel(HoverTipsPanel):
             p.drawText(rect, align, s)
         for chip in self.scene.chips:
             self._paint_chip(p, chip)
-        fm = QFontMetrics(self._fonts[BOLD])
+        fm = font_metrics(self._fonts[BOLD])
         for chip in self.scene.chips:  # tags last: a crowded stack never hides them
             for (tag, color), r in zip(chip.tags, chip.tag_rects(fm), strict=True):
                 _label(p, r, tag, palette.BACKGROUND, color, self._fonts[BOLD])
@@ -255,7 +255,7 @@ class RunqueuePanel(HoverTipsPanel):
             p.setFont(self._fonts[BOLD if last else PLAIN])
             p.setPen(palette.TEXT if fresh else palette.GREY)
             words = "last " + last.text if last else "no sched_yield() seen yet"
-            elided = QFontMetrics(p.font()).elidedText(words, Qt.TextElideMode.ElideRight, int(rect.width()))
+            elided = font_metrics(p.font()).elidedText(words, Qt.TextElideMode.ElideRight, int(rect.width()))
             p.drawText(rect, ALIGN_LEFT, elided)
         p.end()
 
@@ -315,7 +315,7 @@ class RunqueuePanel(HoverTipsPanel):
 
     def _place_labels(self, landings: list[Landing]) -> None:
         """Put each new landing's label beside its ring, on the nearest spot that hides no chip or text."""
-        fm = QFontMetrics(self._fonts[BOLD])
+        fm = font_metrics(self._fonts[BOLD])
         taken = [t for c in self.scene.chips for t in [c.rect, *c.tag_rects(fm)]]
         taken += [t[0] for t in self.scene.texts if t[1] != NO_TASK] + list(self.scene.footers.values())
         for ld in landings:

@@ -217,8 +217,17 @@ class TimeControls(QWidget):
         self.speed_text.setMinimumWidth(
             self.speed_text.fontMetrics().horizontalAdvance("1/10000 of real time")
         )
-        self.time_text.setMinimumWidth(
-            self.time_text.fontMetrics().horizontalAdvance("t = 000.000 000 s") + 8
+        # A fixed size, the row's height (the buttons'): the clock's text changes every frame, and a
+        # label of fixed size asks for no new layout of the window when it does.
+        self.time_text.setMinimumSize(0, 0)
+        self.time_text.setMaximumSize(16_777_215, 16_777_215)
+        buttons = (self.play_button, self.back_button, self.step_button, self.reset_button)
+        row_h = max(
+            self.time_text.sizeHint().height(),
+            *(max(b.sizeHint().height(), b.minimumHeight()) for b in buttons),
+        )
+        self.time_text.setFixedSize(
+            self.time_text.fontMetrics().horizontalAdvance("t = 000.000 000 s") + 8, row_h
         )
         self.timeline.apply_theme()
         self._elide_event()
