@@ -332,6 +332,9 @@ main() {
             ;;
         "" | gui)
             case " $* " in *" -h "* | *" --help "*) ;; *) check_gui_libs "$@" ;; esac
+            # Byte-compile the sources beside the window, not before it: with PYTHONDONTWRITEBYTECODE
+            # set (common in containers) Python would otherwise compile ~50 modules at every launch.
+            ("$PY" -m compileall -q gui model >/dev/null 2>&1 &)
             exec "$VENV/bin/schedlab" "$@"
             ;;
         *)
