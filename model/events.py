@@ -57,15 +57,7 @@ class EventQueue:
         heap = self._heap
         pop = _heappop
         self.horizon_ns = t_end_ns
-        if max_events is None:  # the usual run: no budget to count down
-            while heap and heap[0][0] <= t_end_ns:
-                t, _prio, _seq, handler, arg = pop(heap)
-                self.now_ns = t
-                self.dispatched += 1
-                handler(arg)
-            self.now_ns = t_end_ns
-            return True
-        budget = max_events
+        budget = -1 if max_events is None else max_events  # -1 counts down forever: no budget
         while heap and heap[0][0] <= t_end_ns:
             if budget == 0:
                 return False

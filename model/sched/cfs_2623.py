@@ -280,17 +280,8 @@ class Cfs2623Policy(SchedPolicy):
         if task is None:
             return None
         se: Se2623 = task.se
-        # set_next_entity(): credit the wait (_wait_end(), inline on this hot path), start a new stint.
-        wait = se.wait_runtime
-        start = se.wait_start_fair
-        if start is not None:
-            cap = 2 * self.runtime_limit_ns
-            waited = rq.fair_clock - start
-            delta_fair = cap if waited > cap else waited
-            wait += delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
-        limit = self.runtime_limit_ns
-        se.wait_runtime = -limit if wait < -limit else (limit if wait > limit else wait)
-        se.wait_start_fair = None
+        # set_next_entity(): credit the wait, start a new stint.
+        self._wait_end(rq, se)
         se.exec_start_ns = now_ns
         se.prev_sum_exec_ns = se.sum_exec_ns
         rq.curr = task

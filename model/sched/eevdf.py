@@ -217,15 +217,7 @@ class EevdfPolicy(SchedPolicy):
             vslice = self.base_slice_ns  # calc_delta_fair(), inline
             se.deadline = vruntime + (vslice if weight == NICE_0_LOAD else vslice * NICE_0_LOAD // weight)
             rq.resched = rq.resched or bool(queued)
-        # update_min_vruntime() (as _update_min_vruntime, inline on this hot path: curr is set).
-        v = vruntime
-        for task in queued:
-            other: EevdfEntity = task.se
-            if other.vruntime < v:
-                v = other.vruntime
-        if v > rq.min_vruntime:
-            rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update()
-            rq.min_vruntime = v
+        _advance_min_vruntime(rq, vruntime)
 
     # ---- tick, preemption, yield ------------------------------------------------------------------
 
@@ -274,15 +266,7 @@ class EevdfPolicy(SchedPolicy):
         forfeited = vruntime - se.vruntime
         se.vruntime = vruntime
         se.deadline = vruntime + vslice
-        # update_min_vruntime() (as _update_min_vruntime, inline on this hot path: curr is set).
-        v = vruntime
-        for task in rq.queued:
-            other: EevdfEntity = task.se
-            if other.vruntime < v:
-                v = other.vruntime
-        if v > rq.min_vruntime:
-            rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update()
-            rq.min_vruntime = v
+        _advance_min_vruntime(rq, vruntime)
         if not describe:
             return None
         return YieldOutcome("forfeit", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=forfeited)
@@ -381,14 +365,7 @@ class EevdfPolicy(SchedPolicy):
         if rq.curr is None and not queued:
             return
         first: EevdfEntity = (rq.curr if rq.curr is not None else queued[0]).se
-        v = first.vruntime
-        for task in queued:
-            se: EevdfEntity = task.se  # typed: a compiled build reads the field directly
-            if se.vruntime < v:
-                v = se.vruntime
-        if v > rq.min_vruntime:
-            rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update(): keys shift down
-            rq.min_vruntime = v
+        _advance_min_vruntime(rq, first.vruntime)
 
     def _place_entity(self, rq: CfsRq, se: EevdfEntity, initial: bool) -> None:
         keys, load = self._load(rq)
@@ -468,3 +445,15 @@ INFO = PolicyInfo(
     describe_landing=describe_landing,
     tunables=(YIELD_FORFEIT, RUN_TO_PARITY),
 )
+
+
+def _advance_min_vruntime(rq: CfsRq, v: int) -> None:
+    """update_min_vruntime() from ``v`` (curr's vruntime, or the tree's first): the least vruntime of it
+    and the tree, and never backwards. A function, not a method: the hot paths call it directly."""
+    for task in rq.queued:
+        se: EevdfEntity = task.se  # typed: a compiled build reads the field directly
+        if se.vruntime < v:
+            v = se.vruntime
+    if v > rq.min_vruntime:
+        rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update(): keys shift down
+        rq.min_vruntime = v
