@@ -137,6 +137,7 @@ class ClosedForm(SenderEngine):
         self._enabled = not cfg.per_packet and cfg.spinlock == TICKET
         self._d_cpu = 0
         self._limit = qdisc.limit
+        self._drv_ns = cfg.costs.drv_ns if self.nic is not None else cfg.costs.dummy_ns
 
     def _q_restart(self, ctx: Ctx) -> None:
         if self._enabled and self.in_burst and self._stretch(ctx):
@@ -147,13 +148,27 @@ class ClosedForm(SenderEngine):
 
     def _stretch(self, d: Ctx) -> bool:
         """Compute turns from now while they are plain; True if at least one was taken."""
+        q = self.qdisc
+        if self.root.holder is not d or q.requeued is not None or q.qlen == 0:
+            return False
+        t = self.m.q.now_ns
+        # Two cheap refusals before the senders' state is gathered (most stretches that take no turn end
+        # here): a turn lasts at least dequeue_skb() plus the driver call, and its packet must go out
+        # plainly (the same test every turn makes, here on the state as it is).
+        outside = self._bound_outside(d)
+        if outside <= t + self.costs.deq_ns + self._drv_ns:
+            return False
+        band = q.peek_band()  # a band: the requeue slot is empty and the qdisc is not
+        assert band is not None
+        owner = self.owners[band].first()
+        if not self._xmit_plain(owner, self.sockets[owner].wmem_alloc):
+            return False
         got = self._members(d)
         if got is None:
             return False
         members, state = got
-        bound = self._bound(d, members)
+        bound = self._bound(d, members, outside)
         self._d_cpu = d.cpu
-        t = self.m.q.now_ns
         done = 0
         turn = _Turn(len(self.sender_ctx))  # the turn tried; ``state`` stays as it was if it is not plain
         while True:
@@ -171,24 +186,34 @@ class ClosedForm(SenderEngine):
         self.closed_turns += done
         return True
 
-    def _bound(self, d: Ctx, members: list[int]) -> int:
-        """The first instant at which something the stretch does not model may happen."""
+    def _bound_outside(self, d: Ctx) -> int:
+        """The first instant at which something other than the senders' own steps may happen: the
+        machine's next event, the end of the run, another context's next step."""
         q = self.m.q
         nxt = q.next_time()
         bound = q.horizon_ns + 1 if nxt is None else min(nxt, q.horizon_ns + 1)
         for t, _, ctx, g in self.steps:
             if t >= bound or g != ctx.gen or ctx.status != ST_WORK or ctx is d:
                 continue
-            if ctx.sender >= 0 and ctx.sender in members and ctx is self.sender_ctx[ctx.sender]:
+            if ctx.sender >= 0 and ctx is self.sender_ctx[ctx.sender]:
                 continue
             bound = t
+        return bound
+
+    def _bound(self, d: Ctx, members: list[int], outside: int) -> int:
+        """The first instant at which something the stretch does not model may happen: ``outside``, or a
+        step of a sender not in play."""
+        bound = outside
+        for t, _, ctx, g in self.steps:
+            if t >= bound or g != ctx.gen or ctx.status != ST_WORK or ctx is d:
+                continue
+            if ctx.sender >= 0 and ctx is self.sender_ctx[ctx.sender] and ctx.sender not in members:
+                bound = t
         return bound
 
     def _members(self, d: Ctx) -> tuple[list[int], _Turn] | None:
         """The senders in play and their state, or None if a context is in a state not modelled."""
         q = self.qdisc
-        if self.root.holder is not d or q.requeued is not None or q.qlen == 0:
-            return None
         n = len(self.sender_ctx)
         s = _Turn(n)
         s.pending = [False] * n
@@ -266,12 +291,25 @@ class ClosedForm(SenderEngine):
 
     # ---- one turn ---------------------------------------------------------------------------------
 
-    def _head(self, turn: _Turn) -> tuple[int, int]:
-        """(owner, band) of the packet dequeue_skb() takes now (strict priority, FIFO in a band)."""
-        for band, qlen in enumerate(turn.band_qlen):
-            if qlen:
-                return self.owners[band].first(), band
-        return -1, -1
+    def _xmit_plain(self, owner: int, wmem: int) -> bool:
+        """sch_direct_xmit() of ``owner``'s packet (its socket holding ``wmem`` before the orphan) is
+        plain: skb_orphan_try() must wake nobody, the driver must neither stop the ring nor arm its
+        vector (the dummy device just frees the skb)."""
+        nic = self.nic
+        sock = self.sockets[owner]
+        if (
+            (nic is None or self.cfg.orphan == "xmit")
+            and sock.sleeping
+            and 2 * (wmem - sock.truesize) <= sock.sndbuf
+        ):
+            return False
+        if nic is not None:
+            ring = nic.ring_of(owner)
+            if ring.stopped or ring.unused() - 2 < nic.stop_free:
+                return False
+            if self.vec_enabled[ring.index] and not self.vec_armed[ring.index]:
+                return False
+        return True
 
     def _cost(self, last: int, cpu: int) -> int:
         return 0 if last == cpu else self.costs.lock_ns
@@ -281,31 +319,23 @@ class ClosedForm(SenderEngine):
     ) -> tuple[int, int, int] | None:
         """The turn from ``t0`` (the dequeuer holds the root lock) into ``turn``: (owner and band of the
         packet, when the dequeuer asked for the root lock back), or None if it is not plain."""
-        k = self.costs
         base.copy_into(turn)
         turn.enq.clear()
-        owner, band = self._head(turn)
-        if owner < 0:
+        band = 0
+        for qlen in turn.band_qlen:
+            if qlen:
+                break
+            band += 1
+        if band == len(turn.band_qlen):
             return None
+        owner = self.owners[band].first()
         turn.band_qlen[band] -= 1
-        # sch_direct_xmit(): skb_orphan_try() must wake nobody, the driver must neither stop the ring
-        # nor arm its vector (the dummy device just frees the skb).
-        nic = self.nic
-        sock = self.sockets[owner]
-        if nic is None or self.cfg.orphan == "xmit":
-            turn.senders[owner].wmem -= sock.truesize
-            if sock.sleeping and 2 * turn.senders[owner].wmem <= sock.sndbuf:
-                return None
-        if nic is not None:
-            ring = nic.ring_of(owner)
-            if ring.stopped or ring.unused() - 2 < nic.stop_free:
-                return None
-            if self.vec_enabled[ring.index] and not self.vec_armed[ring.index]:
-                return None
-            drv = k.drv_ns
-        else:
-            drv = k.dummy_ns
-        turn.post_d(D_DEQ, t0 + k.deq_ns)  # dequeue_skb() under the root lock
+        if not self._xmit_plain(owner, turn.senders[owner].wmem):
+            return None
+        if self.nic is None or self.cfg.orphan == "xmit":
+            turn.senders[owner].wmem -= self.sockets[owner].truesize
+        drv = self._drv_ns
+        turn.post_d(D_DEQ, t0 + self.costs.deq_ns)  # dequeue_skb() under the root lock
         t_post = -1
         while True:
             i_min = _earliest(turn, members)
