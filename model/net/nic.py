@@ -86,14 +86,21 @@ class Wire:
             start = self.free_at
             # Whole rounds at once: every ring with packets left sends one per round, in the same order
             # (none fits unless a packet's time does: the common case, a packet or so behind).
+            # (Counted in place, without a list: this runs at nearly every post, where rounds is mostly 0.)
             if t - start >= w:
-                active = [r for r in rings if r.unsent]
-                k = len(active)
-                rounds = min(min(r.unsent for r in active) - 1, (t - start) // (w * k))
+                k = 0
+                least = 0
+                for r in rings:
+                    if r.unsent and (k == 0 or r.unsent < least):
+                        least = r.unsent
+                    if r.unsent:
+                        k += 1
+                rounds = min(least - 1, (t - start) // (w * k))
                 if rounds > 0:
-                    for r in active:
-                        r.unsent -= rounds
-                        r.done += rounds
+                    for r in rings:
+                        if r.unsent:  # still >= 1 after the rounds: the same rings as counted
+                            r.unsent -= rounds
+                            r.done += rounds
                     self.sent += rounds * k
                     start += rounds * k * w
                     self.free_at = start
