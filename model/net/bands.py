@@ -113,6 +113,16 @@ class BandedQdisc:
         self._dropped[band] += dropped
         return accepted, dropped
 
+    def enqueue_one(self, flow_id: int, band: int) -> bool:
+        """``enqueue(flow_id, band, 1)`` for a valid band, True if taken (the closed form's hot path)."""
+        self._enqueued[band] += 1
+        if self._room(band) > 0:
+            self._fifos[band].push(flow_id, 1)
+            self._qlen += 1
+            return True
+        self._dropped[band] += 1
+        return False
+
     def band_for_priority(self, skb_priority: int) -> int:
         raise NotImplementedError
 

@@ -50,9 +50,10 @@ INF: Final = 1 << 60  # past any run (and inside mypyc's unboxed integers)
 class _Sender:
     """One sender's part of a stretch's state (attributes, so that mypyc keeps the numbers unboxed)."""
 
-    __slots__ = ("seq", "st", "t", "touched", "wmem")
+    __slots__ = ("index", "seq", "st", "t", "touched", "wmem")
 
-    def __init__(self) -> None:
+    def __init__(self, index: int) -> None:
+        self.index = index  # the sender (its CPU)
         self.st = -1  # P_* or -1 (not in play)
         self.t = 0  # the instant of its next event (states >= P_USER)
         self.seq = 0  # the order its next event was posted in
@@ -63,11 +64,12 @@ class _Sender:
 class _Turn:
     """The tentative state of a turn: a copy of the stretch's state, kept only if the turn is plain."""
 
-    __slots__ = ("band_qlen", "bl_holder", "bl_last", "bl_q", "d_at", "d_seq", "d_state", "draw",
-                 "enq", "order", "pending", "root_holder", "root_last", "root_q", "senders")  # fmt: skip
+    __slots__ = ("band_qlen", "bl_holder", "bl_last", "bl_q", "d_at", "d_seq", "d_state", "draw", "enq",
+                 "live", "order", "pending", "root_holder", "root_last", "root_q", "senders")  # fmt: skip
 
     def __init__(self, n: int) -> None:
-        self.senders = [_Sender() for _ in range(n)]  # per sender
+        self.senders = [_Sender(i) for i in range(n)]  # per sender
+        self.live: list[_Sender] = []  # the senders in play, in sender order
         self.pending: list[bool] = []  # per sender: softirqs wait on its CPU for its local_bh_enable()
         self.order = 0  # the next posting order
         self.root_holder = D_ID
@@ -173,10 +175,12 @@ class ClosedForm(SenderEngine):
         if got is None:
             return False
         members, state = got
+        state.live = [state.senders[i] for i in members]
         bound = self._bound(d, members, outside)
         self._d_cpu = d.cpu
         done = 0
         turn = _Turn(len(self.sender_ctx))  # the turn tried; ``state`` stays as it was if it is not plain
+        turn.live = [turn.senders[i] for i in members]
         while True:
             nxt = self._turn(d, members, state, turn, t, bound)
             if nxt is None:
@@ -345,7 +349,7 @@ class ClosedForm(SenderEngine):
         turn.post_d(D_DEQ, t0 + self.costs.deq_ns)  # dequeue_skb() under the root lock
         t_post = -1
         while True:
-            i_min = _earliest(turn, members)
+            i_min = _earliest(turn)
             if (
                 i_min < 0
                 or turn.d_at < turn.senders[i_min].t
@@ -492,8 +496,8 @@ class ClosedForm(SenderEngine):
             s = code >> 1
             accepted = bool(code & 1)
             b = self.sender_band[s]
-            got, _ = q.enqueue(s, b, 1)
-            assert got == (1 if accepted else 0)
+            got = q.enqueue_one(s, b)
+            assert got == accepted
             sock = self.sockets[s]
             if accepted:
                 self.owners[b].push((s,), 0, 1)
@@ -546,15 +550,13 @@ class ClosedForm(SenderEngine):
         root.last_cpu = turn.root_last
 
 
-def _earliest(turn: _Turn, members: list[int]) -> int:
-    """The sender whose event comes first (instant, then posting order), or -1."""
+def _earliest(turn: _Turn) -> int:
+    """The sender in play whose event comes first (instant, then posting order), or -1."""
     best = -1
     bt = bq = INF
-    senders = turn.senders
-    for i in members:
-        one = senders[i]
+    for one in turn.live:
         if one.st >= P_USER:
             t = one.t
             if t < bt or (t == bt and one.seq < bq):
-                best, bt, bq = i, t, one.seq
+                best, bt, bq = one.index, t, one.seq
     return best
