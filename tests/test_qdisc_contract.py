@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 from test_cpu_time_conserved import assert_books_balance
 
+from model.net.bands import BandedQdisc
 from model.net.pfifo_fast import PRIO2BAND, PfifoFastQdisc
+from model.net.prio import DEFAULT_PRIOMAP
 from model.net.qdiscs import QDISCS, make_qdisc
 from model.scenario import ScenarioError, load_scenario
 from model.simulation import Simulation
@@ -90,3 +92,21 @@ def test_a_fixed_qdisc_refuses_bands_or_a_priomap_of_its_own() -> None:
     sc = load_scenario("qdisc-fairness-2011").with_overrides({"qdisc.kind": "pfifo_fast", "qdisc.bands": 4})
     with pytest.raises(ScenarioError, match="pfifo_fast has 3 fixed bands"):
         Simulation(sc)
+
+
+@pytest.mark.parametrize("kind", sorted(QDISCS))
+def test_enqueue_one_is_enqueue_of_one_packet_on_every_qdisc(kind: str) -> None:
+    """The closed form's ``enqueue_one`` takes and drops exactly as ``enqueue(flow, band, 1)`` does, up
+    to and past a full band (prio: per band limit; pfifo_fast: one limit for the three)."""
+    one, many = make_qdisc(kind, 3, DEFAULT_PRIOMAP, 5), make_qdisc(kind, 3, DEFAULT_PRIOMAP, 5)
+    assert isinstance(one, BandedQdisc)
+    offers = [(f % 3, (f * 7) % 3) for f in range(40)]  # (flow, band): every band, past every limit
+    for k, (flow, band) in enumerate(offers):
+        took = one.enqueue_one(flow, band)
+        accepted, dropped = many.enqueue(flow, band, 1)
+        assert (took, accepted, dropped) in ((True, 1, 0), (False, 0, 1))
+        assert took == (accepted == 1)
+        if k % 4 == 3:  # drain a little, so that the bands refill
+            assert one.dequeue(2) == many.dequeue(2)
+    assert one.stats() == many.stats()
+    assert one.stats().dropped > 0 and one.stats().enqueued == len(offers)
