@@ -95,9 +95,10 @@ def test_a_fixed_qdisc_refuses_bands_or_a_priomap_of_its_own() -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(QDISCS))
-def test_enqueue_one_is_enqueue_of_one_packet_on_every_qdisc(kind: str) -> None:
+def test_enqueue_one_and_dequeue_one_are_the_bulk_calls_of_one_packet_on_every_qdisc(kind: str) -> None:
     """The closed form's ``enqueue_one`` takes and drops exactly as ``enqueue(flow, band, 1)`` does, up
-    to and past a full band (prio: per band limit; pfifo_fast: one limit for the three)."""
+    to and past a full band (prio: per band limit; pfifo_fast: one limit for the three), and
+    ``dequeue_one`` takes the packet ``dequeue(1)`` would, from the same band."""
     one, many = make_qdisc(kind, 3, DEFAULT_PRIOMAP, 5), make_qdisc(kind, 3, DEFAULT_PRIOMAP, 5)
     assert isinstance(one, BandedQdisc)
     offers = [(f % 3, (f * 7) % 3) for f in range(40)]  # (flow, band): every band, past every limit
@@ -107,6 +108,8 @@ def test_enqueue_one_is_enqueue_of_one_packet_on_every_qdisc(kind: str) -> None:
         assert (took, accepted, dropped) in ((True, 1, 0), (False, 0, 1))
         assert took == (accepted == 1)
         if k % 4 == 3:  # drain a little, so that the bands refill
-            assert one.dequeue(2) == many.dequeue(2)
+            assert one.dequeue(1) == many.dequeue(1)
+            head = many.dequeue(1)
+            assert one.dequeue_one() == head.runs[0][0]
     assert one.stats() == many.stats()
     assert one.stats().dropped > 0 and one.stats().enqueued == len(offers)

@@ -151,6 +151,21 @@ class BandedQdisc:
             raise ValueError(f"n must be >= 0 packets, got {n}")
         return self._take(n, None)[0]
 
+    def dequeue_one(self) -> int:
+        """``dequeue(1)`` with the requeue slot empty and a packet queued: the band it came from (the
+        closed form's hot path)."""
+        assert self._gso is None and self._qlen > 0
+        band = 0
+        for fifo in self._fifos:
+            if fifo.qlen:
+                fifo.pop_into(1, band, None)
+                break
+            band += 1
+        self._sent[band] += 1
+        self._qlen -= 1
+        self._dequeued += 1
+        return band
+
     def _take(self, n: int, runs: list[DequeuedRun] | None) -> tuple[list[int], bool]:
         band_pkts = [0] * self._bands
         total = left = min(n, self._qlen)

@@ -476,7 +476,8 @@ class ClosedForm(SenderEngine):
         """Apply one plain turn, in the order the event engine would."""
         q = self._bq
         assert q is not None
-        q.dequeue_bands(1)
+        from_band = q.dequeue_one()
+        assert from_band == band
         taken = self.owners[band].take_one()
         assert taken == owner
         nic = self.nic
@@ -496,8 +497,8 @@ class ClosedForm(SenderEngine):
             s = code >> 1
             accepted = bool(code & 1)
             b = self.sender_band[s]
-            got = q.enqueue_one(s, b)
-            assert got == accepted
+            took = q.enqueue_one(s, b)
+            assert took == accepted
             sock = self.sockets[s]
             if accepted:
                 self.owners[b].push((s,), 0, 1)
