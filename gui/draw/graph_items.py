@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QPainterPath
-from PySide6.QtWidgets import QGraphicsLayout, QSizePolicy
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsLayout, QSizePolicy
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette, theme
@@ -174,6 +174,11 @@ def make_plot(
     # graph's paint time, and the toggle markers already mark the moments that matter on the time axis.
     plot.showGrid(x=False, y=True, alpha=0.25)
     plot.getAxis("left").setStyle(maxTickLevel=0)
+    for side in ("left", "bottom"):
+        # An axis is painted again whenever anything under its rectangle changes (the left one draws
+        # the grid across the data area: every new point), and replaying its picture lays out each tick
+        # label anew; kept as a pixmap, that is a copy until its ticks or size change.
+        plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
     cell = pg.GraphicsLayout()
     cell.layout.setContentsMargins(0, 0, 0, 0)
     cell.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # columns share equally
