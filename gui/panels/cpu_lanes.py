@@ -354,7 +354,7 @@ class CpuLanesPanel(HoverTipsPanel):
                 ("head", i),
                 self._head_key(i, head),
                 head.adjusted(-3, -3, 3, 3),  # and the badges' outlines
-                lambda c, n=i, r=head: self._paint_lane_head(c, n, r),
+                functools.partial(self._paint_lane_head, i=i, r=head),
             )
             self._paint_strip(p, runs, QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6))
         self._parts.end_frame()
