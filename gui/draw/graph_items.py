@@ -103,6 +103,7 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
     def addItem(self, item: object, name: str) -> None:
         super().addItem(item, name)
         self.items[-1][1].setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # packed left
+        keep_picture(self.items[-1][1].item)
 
     def fit_columns(self, width: float) -> None:
         """As many entries a row as ``width`` holds without cutting one (at most ``most_columns``)."""
@@ -154,6 +155,12 @@ def _let_shrink(label: pg.LabelItem) -> None:
     label.updateMin()
 
 
+def keep_picture(item: QGraphicsItem) -> None:
+    """Keep ``item``'s picture as a pixmap, painted again only when the item changes: its text (rich
+    text, laid out on every paint) or ticks are then a copy in every repaint that crosses it."""
+    item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def make_plot(
     title: str, y_label: str, time_axis: bool = True, legend_columns: int = 4
 ) -> tuple[pg.PlotItem, pg.GraphicsLayout]:
@@ -178,7 +185,9 @@ def make_plot(
         # An axis is painted again whenever anything under its rectangle changes (the left one draws
         # the grid across the data area: every new point), and replaying its picture lays out each tick
         # label anew; kept as a pixmap, that is a copy until its ticks or size change.
-        plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        keep_picture(plot.getAxis(side))
+        keep_picture(plot.getAxis(side).label)
+    keep_picture(plot.titleLabel.item)
     cell = pg.GraphicsLayout()
     cell.layout.setContentsMargins(0, 0, 0, 0)
     cell.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # columns share equally
