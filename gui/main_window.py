@@ -18,10 +18,8 @@ from PySide6.QtGui import (
     QAction,
     QActionGroup,
     QCloseEvent,
-    QColor,
     QFont,
     QKeySequence,
-    QPainter,
     QPaintEvent,
     QResizeEvent,
     QShowEvent,
@@ -102,7 +100,6 @@ class MainWindow(QMainWindow):
         """``defer_graphs``: paint the first frame with a placeholder where the graphs go and build them
         just after it (``finish_startup``): the interactive window maps sooner (pyqtgraph loads then)."""
         super().__init__()
-        self._background = QColor(theme.current().background)
         self.settings = settings if settings is not None else default_settings()
         self.source = source or scenario.name  # what "last story" remembers: a name or a file path
         self.playback = Playback(scenario, seed, self, use_timer=use_timer)
@@ -133,7 +130,7 @@ class MainWindow(QMainWindow):
         self._startup_pending = defer_graphs  # the graphs are built after the first painted frame
         self._build_layout()
         for area in (self.settings_scroll, self.explainer.browser, self.lesson_panel.narration):
-            cache_scroll_bars(area)
+            cache_scroll_bars(area)  # Fusion takes milliseconds to draw a tall one (gui.panels.scroll_bars)
         cache_scroll_bars(self.lesson_panel.steps)
         self._build_menus()
         self._wire()
@@ -153,7 +150,6 @@ class MainWindow(QMainWindow):
         self.settings_scroll.setWidget(self.controls)
         self.settings_scroll.setWidgetResizable(True)
         self.settings_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.settings_scroll.viewport().setAutoFillBackground(False)  # the window's background shows
         self.settings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Run queues, or (in a story that sends packets) the qdisc in front with the run queues a tab away.
         self.middle = QTabWidget()
@@ -268,9 +264,6 @@ class MainWindow(QMainWindow):
         self._place_highlight()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
-        painter = QPainter(self)
-        painter.fillRect(event.rect(), self._background)
-        painter.end()
         super().paintEvent(event)
         if self._startup_pending:  # the first frame is being painted: the rest follows it
             self._startup_pending = False
@@ -649,11 +642,7 @@ class MainWindow(QMainWindow):
         base = QFont(QApplication.font())
         base.setPointSizeF(base.pointSizeF() * look.font_factor)
         self.setFont(base)
-        # The theme's background behind every widget: the window fills it (``paintEvent``) and the
-        # scroll area and splitters over it are transparent. A style sheet would say the same, but a
-        # window with one paints every widget in it through Qt's style-sheet style, several times slower.
-        self._background = QColor(look.background)
-        self.update()
+        self.setStyleSheet(f"QMainWindow, QScrollArea, QSplitter {{ background: {look.background}; }}")
         rescale_fonts(self)
         for widget in (*self.panels.values(), self.time_controls, self.explainer, self.controls):
             apply = getattr(widget, "apply_theme", None)
