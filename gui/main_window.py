@@ -54,6 +54,7 @@ from gui.panels.highlight import HighlightOverlay
 from gui.panels.lesson import LessonPanel
 from gui.panels.qdisc import QdiscPanel
 from gui.panels.runqueue import RunqueuePanel
+from gui.panels.scroll_bars import cache_scroll_bars
 from gui.panels.status import StatusLine
 from gui.panels.time_controls import TimeControls
 from gui.playback import Playback
@@ -128,6 +129,9 @@ class MainWindow(QMainWindow):
         self._shown_once = False
         self._startup_pending = defer_graphs  # the graphs are built after the first painted frame
         self._build_layout()
+        for area in (self.settings_scroll, self.explainer.browser, self.lesson_panel.narration):
+            cache_scroll_bars(area)  # Fusion takes milliseconds to draw a tall one (gui.panels.scroll_bars)
+        cache_scroll_bars(self.lesson_panel.steps)
         self._build_menus()
         self._wire()
         self._restore_size()

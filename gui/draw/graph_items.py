@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from numpy.typing import NDArray
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QFont, QFontMetrics, QPainter, QPainterPath
-from PySide6.QtWidgets import QGraphicsLayout, QSizePolicy
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsLayout, QSizePolicy
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette, theme
@@ -103,6 +103,7 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
     def addItem(self, item: object, name: str) -> None:
         super().addItem(item, name)
         self.items[-1][1].setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # packed left
+        keep_picture(self.items[-1][1].item)
 
     def fit_columns(self, width: float) -> None:
         """As many entries a row as ``width`` holds without cutting one (at most ``most_columns``)."""
@@ -154,6 +155,12 @@ def _let_shrink(label: pg.LabelItem) -> None:
     label.updateMin()
 
 
+def keep_picture(item: QGraphicsItem) -> None:
+    """Keep ``item``'s picture as a pixmap, painted again only when the item changes: its text (rich
+    text, laid out on every paint) or ticks are then a copy in every repaint that crosses it."""
+    item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def make_plot(
     title: str, y_label: str, time_axis: bool = True, legend_columns: int = 4
 ) -> tuple[pg.PlotItem, pg.GraphicsLayout]:
@@ -174,6 +181,13 @@ def make_plot(
     # graph's paint time, and the toggle markers already mark the moments that matter on the time axis.
     plot.showGrid(x=False, y=True, alpha=0.25)
     plot.getAxis("left").setStyle(maxTickLevel=0)
+    for side in ("left", "bottom"):
+        # An axis is painted again whenever anything under its rectangle changes (the left one draws
+        # the grid across the data area: every new point), and replaying its picture lays out each tick
+        # label anew; kept as a pixmap, that is a copy until its ticks or size change.
+        keep_picture(plot.getAxis(side))
+        keep_picture(plot.getAxis(side).label)
+    keep_picture(plot.titleLabel.item)
     cell = pg.GraphicsLayout()
     cell.layout.setContentsMargins(0, 0, 0, 0)
     cell.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # columns share equally

@@ -46,7 +46,12 @@ def _plain(text: str) -> bool:
 
 
 class StaticTextPainter(QPainter):
-    """A QPainter; ``drawText`` of one line draws a cached QStaticText."""
+    """A QPainter; ``drawText`` of one line draws a cached QStaticText, and ``fontMetrics`` are the
+    remembering ones of the font in use (``font_metrics``): a panel that elides or measures the same
+    words every frame shapes them once."""
+
+    def fontMetrics(self) -> QFontMetrics:  # Qt override: the same metrics, remembered
+        return font_metrics(self.font())
 
     def drawText(self, *args: object) -> None:  # type: ignore[override]
         if len(args) == 3 and type(args[0]) is QRectF and type(args[2]) is str:

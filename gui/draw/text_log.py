@@ -46,6 +46,11 @@ def recording() -> Iterator[list[DrawnText]]:
         _log = outer
 
 
+def is_recording() -> bool:
+    """Whether painted texts are being noted now (a part must then be painted, not copied)."""
+    return _log is not None
+
+
 class _LoggingPainter(StaticTextPainter):
     def __init__(self, device: QPaintDevice) -> None:
         super().__init__(device)

@@ -34,6 +34,7 @@ from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration, exact_time, format_duration, nice_step, tick_label
 from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, time_to_x, yield_columns
+from gui.draw.layer_cache import LayerCache
 from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
@@ -118,6 +119,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._drag: tuple[float, int] | None = None  # (x where a drag began, offset then)
         self._dragged = False
         self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
+        self._parts = LayerCache()
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.setMouseTracking(True)
         self.reset()
@@ -234,6 +236,7 @@ class CpuLanesPanel(HoverTipsPanel):
         return (MIN_LANE_H - 4) * self.zoom
 
     def apply_theme(self) -> None:
+        self._parts.clear()
         code_brush.cache_clear()
         _fill_style.cache_clear()
         self._relayout()
@@ -337,14 +340,35 @@ class CpuLanesPanel(HoverTipsPanel):
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        self._paint_legend(p)
         _, top, lane_h, strip_w = self._geometry()
+        # The legend and the lane heads read the same from frame to frame (a head changes when its CPU
+        # switches): each is copied from a pixmap while it does (``gui.draw.layer_cache``). Every
+        # repaint still draws them all: a grab or a video frame of the panel shows everything.
+        legend_key = self._legend_cache[0] if self._legend_cache else None
+        self._parts.draw(p, "legend", legend_key, QRectF(0, 0, self.lw(), top), self._paint_legend)
         for i, runs in enumerate(self._runs):
             y = top + i * lane_h
-            self._paint_lane_head(p, i, QRectF(PAD, y, LEFT_W - PAD, lane_h - 4))
+            head = QRectF(PAD, y, LEFT_W - PAD, lane_h - 4)
+            self._parts.draw(
+                p,
+                ("head", i),
+                self._head_key(i, head),
+                head.adjusted(-3, -3, 3, 3),  # and the badges' outlines
+                functools.partial(self._paint_lane_head, i=i, r=head),
+            )
             self._paint_strip(p, runs, QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6))
+        self._parts.end_frame()
         self._paint_axis(p, top + len(self._runs) * lane_h, strip_w)
         p.end()
+
+    def _head_key(self, i: int, r: QRectF) -> tuple[object, ...]:
+        """What lane ``i``'s head in ``r`` shows: its CPU's state, task and badges, in the words drawn."""
+        if i >= len(self._cpus):
+            return (i, r.getRect())
+        cpu = self._cpus[i]
+        shown = {"hardirq": HARDIRQ, "softirq": SOFTIRQ}.get(cpu.state, cpu.curr_tid)
+        names = (self._names.get(cpu.curr_tid), self._names.get(shown))
+        return (i, r.getRect(), cpu.curr_tid, cpu.state, cpu.need_resched, self._dequeuer == i, names)
 
     def _paint_legend(self, p: QPainter) -> None:
         items, _ = self._legend_layout()

@@ -114,6 +114,7 @@ class QdiscPanel(HoverTipsPanel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAutoFillBackground(False)
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.qdisc: QdiscView | None = None
         self.token_xy: tuple[float, float] | None = None
         self._fonts = {
