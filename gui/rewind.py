@@ -33,6 +33,10 @@ SPACING_BASE_NS = 7_812_500  # rung spacings are this (1/128 s) times a power of
 MAX_SPACING_NS = SPACING_BASE_NS << 14  # about two minutes
 INITIAL_SPACING_NS = SPACING_BASE_NS << 7  # 1 s, until the model's speed is measured
 MAX_RUNGS = 384
+# At least this many rungs over the recording, down to a rung every ``DENSE_SPACING_NS``: the measured speed
+# is a guess (a live setting can slow a story several times), and a copy costs a few ms.
+MIN_RUNGS = 32
+DENSE_SPACING_NS = SPACING_BASE_NS << 5  # 250 ms
 CHUNK_MIN_NS = 100_000  # a budgeted replay advances at least this much per step
 # Trace records a rung keeps: the recent past a landing hands the window (its lanes show 8 windows at
 # most; 4096 records are 0.5 s of the 2011 story, 2 to 4 s of the others), the rest of a rung's size.
@@ -66,6 +70,8 @@ def spacing_for(rate_ns_per_s: float, reach_ns: int) -> int:
     spacing = SPACING_BASE_NS
     while spacing < MAX_SPACING_NS and spacing * 2 <= rate_ns_per_s * LANDING_BUDGET_S:
         spacing *= 2
+    while spacing > DENSE_SPACING_NS and reach_ns // spacing < MIN_RUNGS:
+        spacing //= 2
     while spacing < MAX_SPACING_NS and reach_ns // spacing >= MAX_RUNGS:
         spacing *= 2
     return spacing

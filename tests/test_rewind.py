@@ -152,9 +152,11 @@ def test_a_finer_ladder_is_filled_by_one_replay_within_the_budget() -> None:
 
 def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
     assert spacing_for(1e8, 0) == SPACING_BASE_NS  # slow model: the finest ladder
-    # 10 simulated s per wall s: a landing replays at most 0.15 wall s, so a rung every second.
-    assert spacing_for(1e10, 0) == 1_000_000_000
-    assert spacing_for(1e11, 0) == 8_000_000_000
+    # 10 simulated s per wall s: a landing replays at most 0.15 wall s, so a rung every second, once the
+    # recording is long enough to have 32 of them (a rung every 250 ms before).
+    assert spacing_for(1e10, 100 * 10**9) == 1_000_000_000
+    assert spacing_for(1e10, 0) == spacing_for(1e11, 0) == 250_000_000
+    assert spacing_for(1e11, 1000 * 10**9) == 8_000_000_000
     # The 2011 story, compiled (about 0.15 simulated s per wall s): 15.6 ms, and 31 ms over 10 s.
     assert spacing_for(1.5e8, 0) == 15_625_000
     assert spacing_for(1.5e8, 10 * 10**9) == 31_250_000
