@@ -3,21 +3,19 @@
 The model is deterministic: the same scenario and seed, with the same live settings applied at the same
 simulated instants, give the same run, and ``advance(a); advance(b)`` is ``advance(a + b)``. So any instant of
 a recording (its live settings, ``Command``s, in time order) can be rebuilt by replaying from an earlier state
-of the same run. A copy of a state is not to be had: the tasks' programs are generators, and the compiled
-model's classes cannot be deep-copied. The checkpoints are therefore whole ``Simulation`` instances ("rungs")
-parked at multiples of a spacing. To land at T, the instance nearest at or before T (a rung, the one being
-refilled, or the live run itself when it is not past T) is replayed forward to T and becomes the live run,
-which consumes it: a rung is one instance, and only a replay from an earlier one makes another.
-``work(budget_s)`` refills the missing rungs within a wall-time budget that the playback grants between frames
-(no threads): each from the nearest instance below it (another rung, which moves the hole one rung down, a run
-the window let go, or a fresh Simulation at t = 0, which costs nothing to build), highest rung first, so a
-hole near where the class is looking closes first. The spacing follows the measured speed of the model so that
-a landing replays at most ``LANDING_BUDGET_S`` of wall time, a third of the 0.3 s a landing may take: a
-landing consumes its rung, and closing the hole replays everything below it, so a class scrubbing back and
-forth often lands above a hole or two (the 2011 story gets a rung every 0.25–0.5 s, the 2007 story every few
-seconds). At most ``MAX_RUNGS`` are kept (a rung of the 2011 story holds about 2 MB, mostly its trace and
-series): a longer recording doubles the spacing, which keeps every other rung. A new live setting after a
-landing starts a new branch: the recorded settings after that instant, and the rungs past it, go.
+of the same run. The checkpoints ("rungs") are copies of the run (``Simulation.fork``) parked at multiples of
+a spacing: whenever a run of the recording (the live run, or a replay) passes a rung instant that has no rung,
+it parks a copy of itself there, so a rung costs one copy and no replay of its own. To land at T, the live
+run itself, when it is not past T, or else a copy of the rung nearest at or before T (a fresh Simulation
+below the first rung) is replayed forward to T and becomes the live run; the rung stays, for the next
+landing. ``work(budget_s)`` fills the rungs a finer spacing leaves missing, within a wall-time budget that
+the playback grants between frames (no threads): one replay from the rung below the lowest hole parks
+every missing rung on its way. The spacing follows the measured speed of the model so that a landing
+replays at most ``LANDING_BUDGET_S`` of wall time, half the 0.3 s a landing may take (the copy and the
+snapshot take the rest): the 2011 story gets a rung every 31 ms (it runs about 0.15 simulated s per wall
+s compiled), the 2007 story every second or two. At most ``MAX_RUNGS`` are kept: a longer recording
+doubles the spacing, which keeps every other rung. A new live setting after a landing starts a new branch:
+the recorded settings after that instant, and the rungs past it, go.
 """
 
 from __future__ import annotations
@@ -30,13 +28,19 @@ from model.simulation import SetTunable, Simulation
 from model.snapshot import Snapshot
 from model.stops import StopRule
 
-LANDING_BUDGET_S = 0.05  # wall time a landing may spend replaying from its rung (a hole below doubles it)
-SPACING_BASE_NS = 125_000_000  # rung spacings are this times a power of two
-MAX_SPACING_NS = SPACING_BASE_NS << 10  # about two minutes
-INITIAL_SPACING_NS = SPACING_BASE_NS << 3  # 1 s, until the model's speed is measured
-MAX_RUNGS = 64
-MAX_LOOSE = 2  # runs the window let go, kept to refill the rung above them
+LANDING_BUDGET_S = 0.15  # wall time a landing may spend replaying from its rung
+SPACING_BASE_NS = 7_812_500  # rung spacings are this (1/128 s) times a power of two
+MAX_SPACING_NS = SPACING_BASE_NS << 14  # about two minutes
+INITIAL_SPACING_NS = SPACING_BASE_NS << 7  # 1 s, until the model's speed is measured
+MAX_RUNGS = 384
+# At least this many rungs over the recording, down to a rung every ``DENSE_SPACING_NS``: the measured speed
+# is a guess (a live setting can slow a story several times), and a copy costs a few ms.
+MIN_RUNGS = 32
+DENSE_SPACING_NS = SPACING_BASE_NS << 5  # 250 ms
 CHUNK_MIN_NS = 100_000  # a budgeted replay advances at least this much per step
+# Trace records a rung keeps: the recent past a landing hands the window (its lanes show 8 windows at
+# most; 4096 records are 0.5 s of the 2011 story, 2 to 4 s of the others), the rest of a rung's size.
+RUNG_EVENTS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,8 @@ def spacing_for(rate_ns_per_s: float, reach_ns: int) -> int:
     spacing = SPACING_BASE_NS
     while spacing < MAX_SPACING_NS and spacing * 2 <= rate_ns_per_s * LANDING_BUDGET_S:
         spacing *= 2
+    while spacing > DENSE_SPACING_NS and reach_ns // spacing < MIN_RUNGS:
+        spacing //= 2
     while spacing < MAX_SPACING_NS and reach_ns // spacing >= MAX_RUNGS:
         spacing *= 2
     return spacing
@@ -88,12 +94,20 @@ class Rewinder:
         self.reach_ns = 0
         self.rate_ns_per_s: float | None = None  # replay speed, measured
         self.spacing_ns = spacing_ns or INITIAL_SPACING_NS
-        self.rungs: dict[int, Instance] = {}  # by time
-        self.loose: list[Instance] = []
-        self._refill: tuple[int, Instance] | None = None  # (rung time, the instance on its way there)
+        self.rungs: dict[int, Instance] = {}  # by time: parked copies, never run themselves
+        self.copies = 0  # rungs parked and landings copied, for the benchmarks
+        self.copy_s = 0.0  # wall time those copies took
+        self._refill: tuple[int, Instance] | None = None  # (the highest missing rung, the replay on its way)
 
     def fresh(self) -> Instance:
         return Instance(self._build())
+
+    def _copy(self, inst: Instance) -> Instance:
+        start = self._clock()
+        twin = Instance(inst.sim.fork(), inst.applied)
+        self.copies += 1
+        self.copy_s += self._clock() - start
+        return twin
 
     # ---- the recording --------------------------------------------------------------------------
 
@@ -109,12 +123,8 @@ class Rewinder:
         live.applied = len(self.commands)
 
     def _drop_after(self, t_ns: int, applied: int) -> None:
-        def stale(inst: Instance) -> bool:
-            return inst.t_ns > t_ns or inst.applied > applied
-
-        self.rungs = {t: r for t, r in self.rungs.items() if not stale(r)}
-        self.loose = [inst for inst in self.loose if not stale(inst)]
-        if self._refill is not None and (self._refill[0] > t_ns or stale(self._refill[1])):
+        self.rungs = {t: r for t, r in self.rungs.items() if r.t_ns <= t_ns and r.applied <= applied}
+        if self._refill is not None and (self._refill[0] > t_ns or self._refill[1].applied > applied):
             self._refill = None
 
     def reached(self, t_ns: int) -> None:
@@ -137,9 +147,9 @@ class Rewinder:
             inst.applied += 1
 
     def replay(self, inst: Instance, to_ns: int, deadline: float | None = None) -> bool:
-        """Run ``inst`` to ``to_ns`` (every event due by then) through the recorded commands; with a
-        wall-clock ``deadline``, in steps, stopping once it passes (False: not there yet). No snapshot
-        is built and nothing is drained."""
+        """Run ``inst`` to ``to_ns`` (every event due by then) through the recorded commands, parking a
+        rung wherever one is missing; with a wall-clock ``deadline``, in steps, stopping once it passes
+        (False: not there yet). No snapshot is built and nothing is drained."""
         while True:
             cmd = self._next_command(inst, to_ns)
             stop = cmd.t_ns if cmd is not None else to_ns
@@ -149,29 +159,49 @@ class Rewinder:
                     return False
                 rate = self.rate_ns_per_s or 1e8
                 stop = min(stop, inst.t_ns + max(CHUNK_MIN_NS, int(rate * left * 0.8)))
-            self._timed_run(inst, stop)
+            self._run(inst, stop)
             self._apply_due(inst)
             if inst.t_ns >= to_ns and self._next_command(inst, to_ns) is None:
                 return True
 
-    def _timed_run(self, inst: Instance, t_ns: int) -> None:
+    def _run(self, inst: Instance, t_ns: int, rule: StopRule | None = None) -> bool:
+        """Run ``inst`` to ``t_ns`` (or until ``rule`` hits: True), parking a copy at every rung instant on
+        the way that has none."""
+        spacing = self.spacing_ns
+        while True:
+            rung = (inst.t_ns // spacing + 1) * spacing
+            while rung <= t_ns and rung in self.rungs:
+                rung += spacing
+            stop = min(rung, t_ns)
+            if self._timed_run(inst, stop, rule):
+                return True
+            spacing = self.spacing_ns  # the run may have changed the measured speed, and the ladder
+            if stop == rung and rung % spacing == 0 and rung not in self.rungs:
+                parked = self.rungs[rung] = self._copy(inst)
+                parked.sim.keep_recent_events(RUNG_EVENTS)
+            if stop == t_ns:
+                return False
+
+    def _timed_run(self, inst: Instance, t_ns: int, rule: StopRule | None = None) -> bool:
         start, dt = self._clock(), t_ns - inst.t_ns
-        inst.sim.run_to(t_ns)
+        hit = inst.sim.run_to(t_ns, rule)
         took = self._clock() - start
-        if dt >= 1_000_000 and took > 1e-4:
+        if not hit and dt >= 1_000_000 and took > 1e-4:
             rate = dt / took
             old = self.rate_ns_per_s
             # Slower is believed at once, faster only gradually: a landing must not overrun.
             self.rate_ns_per_s = rate if old is None or rate < old else old + (rate - old) * 0.2
             self._respace()
+        return hit
 
     def advance(self, inst: Instance, dt_ns: int, rule: StopRule | None = None) -> tuple[Snapshot, bool]:
         """The live run's frame: ``dt_ns`` further through the recording (its recorded settings applied
-        on the way), stopping early where ``rule`` hits. Returns the snapshot and whether it hit."""
+        on the way, rungs parked on the way), stopping early where ``rule`` hits. Returns the snapshot and
+        whether it hit."""
         end = inst.t_ns + dt_ns
         while True:
             cmd = self._next_command(inst, end)
-            hit = inst.sim.run_to(end if cmd is None else cmd.t_ns, rule)
+            hit = self._run(inst, end if cmd is None else cmd.t_ns, rule)
             self._apply_due(inst)
             if hit or cmd is None:
                 break
@@ -181,35 +211,20 @@ class Rewinder:
     # ---- landing --------------------------------------------------------------------------------
 
     def land(self, target_ns: int, live: Instance) -> Instance:
-        """An instance at ``target_ns`` (clamped to the recording), to be the live run: the nearest at
-        or before it, replayed forward. The live run it replaces is kept as a loose source."""
+        """An instance at ``target_ns`` (clamped to the recording), to be the live run: the live run
+        itself when it is not past it, or a copy of the nearest rung at or before it, replayed forward."""
         target = max(0, min(target_ns, self.reach_ns))
-        sources: list[tuple[int, int, Instance]] = [(r.t_ns, 0, r) for r in self.rungs.values()]
-        sources += [(inst.t_ns, 1, inst) for inst in self.loose]
-        if self._refill is not None:
-            sources.append((self._refill[1].t_ns, 2, self._refill[1]))
-        sources.append((live.t_ns, 3, live))  # preferred at a tie: nothing is consumed
-        usable = [s for s in sources if s[0] <= target]
-        if usable:
-            _t, _kind, chosen = max(usable, key=lambda s: (s[0], s[1]))
+        below = [t for t in self.rungs if t <= target]
+        rung = max(below, default=-1)
+        if live.t_ns <= target and live.t_ns >= rung:
+            chosen = live
+        elif rung >= 0:
+            chosen = self._copy(self.rungs[rung])
         else:
             chosen = self.fresh()
-        self._take(chosen)
-        if chosen is not live:
-            self._let_go(live)
         self.replay(chosen, target)
+        chosen.sim.rehand_events()  # the window forgets its history at a landing: this is its recent past
         return chosen
-
-    def _take(self, inst: Instance) -> None:
-        self.rungs = {t: r for t, r in self.rungs.items() if r is not inst}
-        self.loose = [r for r in self.loose if r is not inst]
-        if self._refill is not None and self._refill[1] is inst:
-            self._refill = None
-
-    def _let_go(self, inst: Instance) -> None:
-        """A run the window no longer shows: kept, if it fits the recording, to refill a rung above it."""
-        if inst.applied <= len(self.commands) and inst.t_ns <= self.reach_ns:
-            self.loose = [*self.loose, inst][-MAX_LOOSE:]
 
     # ---- the rungs ------------------------------------------------------------------------------
 
@@ -219,40 +234,31 @@ class Rewinder:
         spacing = spacing_for(self.rate_ns_per_s, self.reach_ns)
         if spacing != self.spacing_ns:
             self.spacing_ns = spacing
-            if self._refill is not None and self._refill[0] % spacing:
-                self._refill = None
+            self._refill = None
             self.rungs = {t: r for t, r in self.rungs.items() if t % spacing == 0}
 
     def due(self) -> list[int]:
-        """Rung times of the recording so far that have no instance yet, highest first."""
+        """Rung times of the recording so far that have no rung yet, lowest first (t = 0 needs none: a
+        fresh Simulation is there)."""
         top = self.reach_ns // self.spacing_ns
-        return [k * self.spacing_ns for k in range(top, -1, -1) if k * self.spacing_ns not in self.rungs]
+        return [k * self.spacing_ns for k in range(1, top + 1) if k * self.spacing_ns not in self.rungs]
 
     def pending(self) -> bool:
         return self._refill is not None or bool(self.due())
 
     def work(self, budget_s: float) -> bool:
-        """Refill rungs for up to ``budget_s`` of wall time; True while some are still missing."""
+        """Fill missing rungs for up to ``budget_s`` of wall time; True while some are still missing."""
         deadline = self._clock() + budget_s
         while self._clock() < deadline:
             if self._refill is None:
-                job = self._next_job()
-                if job is None:
+                due = self.due()
+                if not due:
                     return False
-                self._refill = job
-            t, inst = self._refill
-            if not self.replay(inst, t, deadline):
+                below = [t for t in self.rungs if t < due[0]]
+                source = self._copy(self.rungs[max(below)]) if below else self.fresh()
+                self._refill = (due[-1], source)
+            top, inst = self._refill
+            if not self.replay(inst, top, deadline):
                 return True
-            self.rungs[t] = inst
             self._refill = None
         return self.pending()
-
-    def _next_job(self) -> tuple[int, Instance] | None:
-        due = self.due()
-        if not due:
-            return None
-        t = due[0]
-        below = [r for r in (*self.rungs.values(), *self.loose) if r.t_ns < t]
-        source = max(below, key=lambda r: r.t_ns) if below else self.fresh()
-        self._take(source)
-        return t, source

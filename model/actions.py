@@ -1,7 +1,10 @@
-"""What a task's program can do: the actions a program generator yields to the machine.
+"""What a task's program can do: the actions a program hands the machine, one at a time.
 
-A program is a generator: ``def program(...): yield Compute(50_000); yield SchedYield(); ...``.
-The machine executes each action in simulated time and resumes the generator when it completes.
+A program is an iterator of actions: the machine executes each action in simulated time and asks the
+program for the next one (``next(program)``) when it completes; ``StopIteration`` ends the task. The
+built-in workloads write theirs as ``ProgramState`` classes, small state machines whose state is plain
+attributes, so that a run can be copied (``model.fork``: a generator's frame cannot be); a generator
+(``def program(task): yield Compute(50_000); ...``) is a program too, for a machine nobody copies.
 Instant actions (``Signal``) and blocking ones (``Wait``, ``Nanosleep``) map onto the kernel's
 semantics as the docstrings say.
 
@@ -11,14 +14,17 @@ dataclass still builds through a Python-level ``__init__``, where a plain class 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from model.copyable import mypyc_attr
 
 if TYPE_CHECKING:
     from model.task import Task
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Compute:
     """Run on the CPU for ``ns`` of the task's own time (preemptible; interrupts stretch it)."""
 
@@ -40,6 +46,7 @@ class SchedYield:
         return "SchedYield()"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Nanosleep:
     """``nanosleep(ns)``: with high-resolution timers the sleep ends at now + ns and ``usleep(0)``
     returns at once; without them it ends at the first tick at or after now + ns, and ``usleep(0)``
@@ -54,6 +61,7 @@ class Nanosleep:
         return f"Nanosleep(ns={self.ns!r})"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Watchable:
     """Shared state that spinning tasks poll (a report ring, a flag). ``changed()`` tells the machine."""
 
@@ -67,6 +75,7 @@ class Watchable:
             self.on_change(self)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Spin:
     """A polling loop: each iteration checks ``until()`` (``iter_ns`` of CPU) and, with
     ``yield_each``, calls ``sched_yield()``; it ends at the first check that finds ``until()`` true.
@@ -111,6 +120,7 @@ class CondVar(WaitQueue):
     lost if nobody waits."""
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Wait:
     """``pthread_cond_wait``: block until signalled."""
 
@@ -123,6 +133,7 @@ class Wait:
         return f"Wait(cond={self.cond!r})"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Signal:
     """``pthread_cond_signal``: wake the longest waiter, if any (instant)."""
 
@@ -135,6 +146,7 @@ class Signal:
         return f"Signal(cond={self.cond!r})"
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Block:
     """Block on ``waitq`` until something calls ``Machine.wake_all(waitq)``."""
 
@@ -166,4 +178,18 @@ class Driven:
 
 
 Action = Compute | SchedYield | Nanosleep | Spin | Wait | Signal | Block | Driven
-Program = Generator[Action, None, None]
+Program = Iterator[Action]
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class ProgramState:
+    """A program as a state machine: ``__next__`` runs the task's code up to its next action and returns
+    it, keeping where it stopped in plain attributes (a phase), as a generator keeps it in its frame.
+    Each makes its actions once, when it can, and returns them again: the machine never changes an
+    action, and a loop that runs ten thousand times a simulated second then allocates nothing."""
+
+    def __iter__(self) -> ProgramState:
+        return self
+
+    def __next__(self) -> Action:
+        raise NotImplementedError

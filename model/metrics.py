@@ -19,12 +19,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from model.copyable import mypyc_attr
 from model.snapshot import SeriesLayout
 
 NSEC_PER_SEC = 1_000_000_000
 Num = Any  # a number or a numpy array of them: the same arithmetic serves both
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Series:
     def __init__(
         self, probes: dict[str, Callable[[], int]], capacity: int = 256, keep_rows: int | None = None
@@ -57,6 +59,17 @@ class Series:
         fresh[:keep] = self._data[self.rows - keep : self.rows]
         self.dropped += self.rows - keep
         self._data, self.rows = fresh, keep
+
+    def fork_with(self, copy: Callable[[Any], Any]) -> Series:
+        """This series' twin in a copy of the run (``model.fork``): its probes are ``copy``'s, its rows the
+        very rows sampled so far, shared, since nobody changes them (a sample writes the row past them,
+        and a full array is replaced, never changed); the twin's first sample moves it to its own array."""
+        twin = Series(copy(dict(zip(self.columns[1:], self._probes, strict=True))), 1, self.keep_rows)
+        if self.rows:
+            twin._data = self._data[: self.rows]
+        twin.rows, twin.dropped = self.rows, self.dropped
+        twin.anchor = self.anchor  # read-only, replaced at every mark
+        return twin
 
     def mark(self, t_ns: int) -> None:
         """Sample a row now and keep it as the anchor: the counters when a setting last changed."""

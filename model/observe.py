@@ -3,6 +3,7 @@ live objects at one instant (``model.simulation`` adds the run queues, series, s
 
 from __future__ import annotations
 
+from model.copyable import mypyc_attr
 from model.machine import SPINNING, Cpu, Machine
 from model.machine.cpu import irq_ns
 from model.snapshot import CpuState, CpuView, TaskStateName, TaskView
@@ -51,3 +52,61 @@ def task_views(m: Machine) -> tuple[TaskView, ...]:
         )
         for t in m.tasks
     )
+
+
+# ---- the series' probes: counters read at every sample ------------------------------------------------
+# Objects rather than lambdas: a copy of the run (``model.fork``) must read the copy's counters, and a
+# lambda would keep reading the original's.
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class AttrProbe:
+    """``obj.name``: a CPU's or a task's cumulative counter."""
+
+    __slots__ = ("name", "obj")
+
+    def __init__(self, obj: object, name: str) -> None:
+        self.obj, self.name = obj, name
+
+    def __call__(self) -> int:
+        value: int = getattr(self.obj, self.name)
+        return value
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class ItemProbe:
+    """``counts[index]``: one CPU's entry of a per-CPU list of counters."""
+
+    __slots__ = ("counts", "index")
+
+    def __init__(self, counts: list[int], index: int) -> None:
+        self.counts, self.index = counts, index
+
+    def __call__(self) -> int:
+        return self.counts[self.index]
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class IrqProbe:
+    """A CPU's hardirq (``part`` 0) or softirq (``part`` 1) time so far."""
+
+    __slots__ = ("cpu", "machine", "part")
+
+    def __init__(self, machine: Machine, cpu: Cpu, part: int) -> None:
+        self.machine, self.cpu, self.part = machine, cpu, part
+
+    def __call__(self) -> int:
+        return self.machine.irq_ns(self.cpu)[self.part]
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class SwitchesProbe:
+    """Every context switch on every CPU so far."""
+
+    __slots__ = ("machine",)
+
+    def __init__(self, machine: Machine) -> None:
+        self.machine = machine
+
+    def __call__(self) -> int:
+        return sum(c.switches for c in self.machine.cpus)

@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from model.actions import Program
+from model.copyable import mypyc_attr
 from model.events import PRIO_SAMPLE
+from model.fork import fork_state
 from model.machine import Machine
 from model.metrics import Series, bandwidth_mbps, jain_index, rate_per_s, seconds, share
 from model.net.qdisc import Qdisc
@@ -33,7 +35,7 @@ from model.net.txconfig import EXIT_RULES, TxConfig, TxCosts
 from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
 from model.net.wire import frame_ns
-from model.observe import cpu_views, task_views
+from model.observe import AttrProbe, IrqProbe, ItemProbe, SwitchesProbe, cpu_views, task_views
 from model.scenario import Scenario, ScenarioError, TaskSpec, check_consistent
 from model.sched import POLICIES, TUNABLES
 from model.sched.base import NSEC_PER_SEC
@@ -64,6 +66,7 @@ class SetTunable:
     value: int | str
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Simulation:
     def __init__(
         self,
@@ -201,17 +204,17 @@ class Simulation:
     def _probes(self) -> dict[str, Any]:
         probes: dict[str, Any] = {"acked_bytes": self.acked_bytes}
         for cpu in self.machine.cpus:
-            probes[f"cpu{cpu.index}_task_ns"] = lambda c=cpu: c.task_ns
-            probes[f"cpu{cpu.index}_hardirq_ns"] = lambda c=cpu: self.machine.irq_ns(c)[0]
-            probes[f"cpu{cpu.index}_softirq_ns"] = lambda c=cpu: self.machine.irq_ns(c)[1]
+            probes[f"cpu{cpu.index}_task_ns"] = AttrProbe(cpu, "task_ns")
+            probes[f"cpu{cpu.index}_hardirq_ns"] = IrqProbe(self.machine, cpu, 0)
+            probes[f"cpu{cpu.index}_softirq_ns"] = IrqProbe(self.machine, cpu, 1)
         for task in self.machine.tasks:
-            probes[f"{task.name}_exec_ns"] = lambda t=task: t.exec_ns
-            probes[f"{task.name}_yields"] = lambda t=task: t.yields
-        probes["switches"] = lambda: sum(c.switches for c in self.machine.cpus)
+            probes[f"{task.name}_exec_ns"] = AttrProbe(task, "exec_ns")
+            probes[f"{task.name}_yields"] = AttrProbe(task, "yields")
+        probes["switches"] = SwitchesProbe(self.machine)
         if self.txpath is not None:
             counts = self.txpath.c.per_cpu_dequeued
             for i in range(len(self.machine.cpus)):
-                probes[f"cpu{i}_dequeued"] = lambda i=i: counts[i]
+                probes[f"cpu{i}_dequeued"] = ItemProbe(counts, i)
         return probes
 
     def _series_layout(self, names: list[str]) -> SeriesLayout:
@@ -257,6 +260,12 @@ class Simulation:
         received = self.rx_socket.delivered_bytes if self.rx_socket is not None else 0
         sent = self.txpath.transmitted() * self.scenario.xmit.packet_bytes if self.txpath is not None else 0
         return sum(s.acked_bytes for s in self.sockets) + received + sent
+
+    def fork(self) -> Simulation:
+        """An independent twin of the run now: the same state, sharing nothing either of them changes, so
+        its future (with the same live settings at the same instants) is this run's (``model.fork``)."""
+        twin: Simulation = fork_state(self)
+        return twin
 
     def advance(self, dt_ns: int, max_events: int | None = None) -> Snapshot:
         """Run ``dt_ns`` of simulated time (or until ``max_events`` events) and return a snapshot."""
@@ -306,6 +315,15 @@ class Simulation:
     def drain_events(self) -> tuple[TraceRecord, ...]:
         """The trace records since the previous drain (or advance), handed out once."""
         return self.machine.trace.drain()
+
+    def keep_recent_events(self, n: int) -> None:
+        """Keep only the newest ``n`` trace records (a parked copy needs its recent past, not more)."""
+        self.machine.trace.keep_newest(n)
+
+    def rehand_events(self) -> None:
+        """The next drain (or snapshot of ``advance``) carries every trace record the run keeps, those
+        handed out already too: a window that lands on this run draws its recent past from them."""
+        self.machine.trace.rehand()
 
     def settings(self) -> Mapping[str, Value]:
         """Every effective dotted key: the scenario's, with the live settings as set now (read-only)."""

@@ -53,9 +53,12 @@ def play(rw: Rewinder, live: Instance, frames: int, rng: random.Random) -> None:
         ("qdisc-fairness-2011", "qdisc.exit_rule", ("quota", "time")),
     ],
 )
-def test_a_landing_is_the_state_the_run_had_there(name: str, key: str, values: tuple) -> None:
+@pytest.mark.parametrize("spacing_ns", [None, 10 * MS])  # measured (few rungs, if any) or a dense ladder
+def test_a_landing_is_the_state_the_run_had_there(
+    name: str, key: str, values: tuple, spacing_ns: int | None
+) -> None:
     rng = random.Random(7)
-    rw = Rewinder(build(name))
+    rw = Rewinder(build(name), spacing_ns=spacing_ns)
     live = rw.fresh()
     commands = []
     for value in values:
@@ -68,7 +71,8 @@ def test_a_landing_is_the_state_the_run_had_there(name: str, key: str, values: t
     assert rw.reach_ns == end
     while rw.work(0.05):
         pass
-    assert rw.rungs, "the ladder was filled"
+    assert rw.due() == []
+    assert rw.rungs or rw.spacing_ns > end, "the ladder was filled"
     for target in (end - 1, commands[1][0], commands[0][0] - 1, 3 * MS + 17, 0, end):
         live = rw.land(target, live)
         assert live.t_ns == target
@@ -92,7 +96,7 @@ def test_a_new_setting_after_a_landing_starts_a_new_branch() -> None:
     live.sim.apply(SetTunable("sched.compat_yield", 1))
     rw.record(live, "sched.compat_yield", 1)
     assert [c.t_ns for c in rw.commands] == [10 * MS] and rw.reach_ns == 10 * MS
-    assert all(r.t_ns <= 10 * MS for r in (*rw.rungs.values(), *rw.loose))
+    assert all(r.t_ns <= 10 * MS for r in rw.rungs.values())
     rw.advance(live, 5 * MS)
     assert state(live.sim) == state(straight("cfs-yield-2007", [(10 * MS, "sched.compat_yield", 1)], 15 * MS))
 
@@ -109,25 +113,53 @@ def test_landing_forward_from_the_live_run_consumes_no_rung() -> None:
     assert same is live and rw.rungs == rungs
 
 
-def test_rungs_are_refilled_from_below_within_the_budget_and_a_landing_takes_one() -> None:
-    ticks = itertools.count()
-    rw = Rewinder(build("qdisc-fairness-2011"), clock=lambda: next(ticks) * 0.001, spacing_ns=250 * MS)
+def test_the_live_run_parks_a_rung_at_every_rung_instant_it_passes_and_a_landing_keeps_it() -> None:
+    rw = Rewinder(build("qdisc-fairness-2011"), spacing_ns=25 * MS)
     live = rw.fresh()
-    rw.advance(live, 800 * MS)
-    assert rw.due() == [750 * MS, 500 * MS, 250 * MS, 0]
+    rw.advance(live, 40 * MS)
+    rw.advance(live, 40 * MS)
+    assert sorted(rw.rungs) == [25 * MS, 50 * MS, 75 * MS] and rw.due() == []
+    assert rw.copies == 3
+    for t, rung in rw.rungs.items():
+        assert rung.t_ns == t and rung.sim is not live.sim
+        assert state(rung.sim) == state(straight("qdisc-fairness-2011", [], t))
+    landed = rw.land(60 * MS, live)
+    assert landed is not rw.rungs[50 * MS] and rw.rungs[50 * MS].t_ns == 50 * MS, "the rung stays"
+    assert state(landed.sim) == state(straight("qdisc-fairness-2011", [], 60 * MS))
+    # The window forgets its history at a landing: the landed run hands it the recent past again,
+    # from before the rung it was copied from.
+    events = landed.sim.advance(0).events
+    assert events and min(e.t_ns for e in events) < 50 * MS and max(e.t_ns for e in events) <= 60 * MS
+    assert landed.sim.advance(0).events == (), "handed out once"
+
+
+def test_a_finer_ladder_is_filled_by_one_replay_within_the_budget() -> None:
+    ticks = itertools.count()
+    rw = Rewinder(build("yield-playground"), clock=lambda: next(ticks) * 0.001, spacing_ns=20 * MS)
+    live = rw.fresh()
+    rw.advance(live, 70 * MS)
+    assert sorted(rw.rungs) == [20 * MS, 40 * MS, 60 * MS]
+    rw.spacing_ns = 10 * MS  # what a slower measured speed does
+    assert rw.due() == [10 * MS, 30 * MS, 50 * MS, 70 * MS]
+    copies = rw.copies
     while rw.work(0.5):
         pass
-    assert sorted(rw.rungs) == [0, 250 * MS, 500 * MS, 750 * MS]
-    live = rw.land(600 * MS, live)
-    assert 500 * MS not in rw.rungs and rw.due() == [500 * MS]
-    assert rw.loose, "the run it replaced is kept to refill a rung above it"
+    assert sorted(rw.rungs) == [k * 10 * MS for k in range(1, 8)]
+    assert rw.copies == copies + 4, "one replay from t = 0 parked every missing rung: no copy to start it"
+    for t in (10 * MS, 50 * MS):
+        assert state(rw.rungs[t].sim) == state(straight("yield-playground", [], t))
 
 
 def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
     assert spacing_for(1e8, 0) == SPACING_BASE_NS  # slow model: the finest ladder
-    # 10 simulated s per wall s: a landing replays at most 0.05 wall s, so a rung every 0.5 s.
-    assert spacing_for(1e10, 0) == 500_000_000
-    assert spacing_for(1e11, 0) == 4_000_000_000
+    # 10 simulated s per wall s: a landing replays at most 0.15 wall s, so a rung every second, once the
+    # recording is long enough to have 32 of them (a rung every 250 ms before).
+    assert spacing_for(1e10, 100 * 10**9) == 1_000_000_000
+    assert spacing_for(1e10, 0) == spacing_for(1e11, 0) == 250_000_000
+    assert spacing_for(1e11, 1000 * 10**9) == 8_000_000_000
+    # The 2011 story, compiled (about 0.15 simulated s per wall s): 15.6 ms, and 31 ms over 10 s.
+    assert spacing_for(1.5e8, 0) == 15_625_000
+    assert spacing_for(1.5e8, 10 * 10**9) == 31_250_000
     half_an_hour = 1800 * 10**9
     assert half_an_hour // spacing_for(1e10, half_an_hour) < MAX_RUNGS
 

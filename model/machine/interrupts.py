@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model.copyable import mypyc_attr
 from model.events import PRIO_IRQ
 from model.machine.cpu import IRQ_HARD, IRQ_OPEN, SEG_BEGIN, SEG_DRIVEN, SEG_NONE, Cpu
 from model.machine.sleeping import Sleeping
 from model.snapshot import IrqRecord
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # Machine is copied (model.copyable)
 class Interrupts(Sleeping):
     def raise_irq(
         self, cpu_index: int, hardirq_ns: int, softirq_ns: int, handler: Callable[[Any], None], arg: Any

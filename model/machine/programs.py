@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from model.actions import Block, Compute, Driven, Nanosleep, SchedYield, Signal, Spin, Wait
+from model.copyable import mypyc_attr
 from model.events import PRIO_TASK
 from model.machine.cpu import (
     SEG_COMPUTE,
@@ -30,6 +31,7 @@ from model.task import Task
 _next: Final = next  # a C static in the compiled model, not a lookup in builtins at every action
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Machine(Spinning):
     """N CPUs, a periodic tick at ``hz``, a policy, and tasks running programs."""
 

@@ -8,6 +8,7 @@ need_resched on the CPU it lands on, and kicks the CPUs that should look at thei
 from __future__ import annotations
 
 from model.actions import CondVar, WaitQueue
+from model.copyable import mypyc_attr
 from model.events import PRIO_TIMER
 from model.machine.cpu import SPINNING, Cpu
 from model.machine.switching import RUNNABLE, SLEEPING, Switching
@@ -15,6 +16,7 @@ from model.snapshot import WakeRecord
 from model.task import Task
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # Machine is copied (model.copyable)
 class Sleeping(Switching):
     def wake(self, task: Task, from_irq: bool | None = None) -> None:
         """``try_to_wake_up()``: make a sleeping task runnable and see whether it preempts.

@@ -10,6 +10,7 @@ yield is taken at once, the clock jumped to it through the event queue (``EventQ
 from __future__ import annotations
 
 from model.actions import Spin, Watchable
+from model.copyable import mypyc_attr
 from model.machine.cpu import SEG_SPIN, SEG_SPIN_EXIT, SEG_SPIN_YIELD, SPINNING, Cpu, charge
 from model.machine.interrupts import Interrupts
 from model.machine.switching import RUNNING
@@ -17,6 +18,7 @@ from model.sched.base import SchedPolicy
 from model.task import Task
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # Machine is copied (model.copyable)
 class Spinning(Interrupts):
     def __init__(
         self,

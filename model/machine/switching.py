@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Final
 
 from model.actions import Driven, Spin
+from model.copyable import mypyc_attr
 from model.events import PRIO_TASK, PRIO_TICK, EventQueue
 from model.machine.cpu import SEG_BEGIN, SEG_DRIVEN, SEG_NONE, SPINNING, Cpu, charge, idle_ns, irq_ns
 from model.machine.trace import TraceLog
@@ -30,6 +31,7 @@ SLEEPING: Final = TaskState.SLEEPING
 DEAD: Final = TaskState.DEAD
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # Machine is copied (model.copyable)
 class Switching:
     """N CPUs, a periodic tick at ``hz``, a policy, tasks, and ``schedule()`` between them."""
 

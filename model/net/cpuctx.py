@@ -21,6 +21,7 @@ import heapq
 from collections.abc import Callable
 from typing import Final
 
+from model.copyable import mypyc_attr
 from model.events import PRIO_TASK
 from model.machine import IRQ_HARD, IRQ_SOFT, Machine
 from model.net.locks import SpinLock
@@ -36,6 +37,7 @@ ST_WAIT: Final = 3  # spinning on a lock
 ST_READY: Final = 4  # a lock was granted while the context was frozen: it continues at grant_ns
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Ctx:
     """One execution context; the transmit path keeps its loop state here."""
 
@@ -76,6 +78,7 @@ class Ctx:
         self.napi_n = 0  # packets the NAPI poll in progress found done
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class XCpu:
     """The transmit path's view of one CPU: its context stack and softirq state."""
 

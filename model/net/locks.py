@@ -18,6 +18,8 @@ from typing import Protocol
 
 import numpy as np
 
+from model.copyable import mypyc_attr
+
 TICKET, TAS = "ticket", "tas"
 
 
@@ -26,6 +28,7 @@ class Owner(Protocol):
     def cpu(self) -> int: ...
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class SpinLock:
     __slots__ = ("fair", "holder", "last_cpu", "move_ns", "name", "rng", "waiters")
 

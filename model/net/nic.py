@@ -22,9 +22,12 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
+from model.copyable import mypyc_attr
+
 DESC_PER_PACKET: Final = 2  # ixgbe_xmit_frame_ring(): one context + one data descriptor (CHECKSUM_PARTIAL)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class TxRing:
     __slots__ = ("done", "index", "owners", "size", "stopped", "unsent", "used", "vector_cpu")
 
@@ -43,6 +46,7 @@ class TxRing:
         return self.size - self.used - 1
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Wire:
     """One 10 GbE MAC shared by the rings, round robin at packet granularity, evaluated lazily."""
 
@@ -130,6 +134,7 @@ class Wire:
         return t + self.wire_ns
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Nic:
     """The ixgbe port: rings by sending CPU (or one ring), the wire, stop and wake thresholds."""
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections import deque
 
+from model.copyable import mypyc_attr
+
 # A rotation of CPUs -> (its canonical rotation, where that one starts in it). Few distinct tuples
 # occur (the busylock line's rotations), and pushes happen once per stretch of a tenure.
 _CANON: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
@@ -39,6 +41,7 @@ def pattern_counts(cpus: tuple[int, ...], offset: int, n: int, out: dict[int, in
             out[cpu] = out.get(cpu, 0) + share
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class _Run:
     """``count`` packets owned round robin by ``cpus`` (a canonical rotation), from ``cpus[offset]``."""
 

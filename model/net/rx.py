@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from model.actions import WaitQueue
+from model.copyable import mypyc_attr
 from model.events import PRIO_IRQ
 from model.machine import Machine
 from model.net.wire import MSS_BYTES, MTU_BYTES, frame_ns
@@ -39,6 +40,7 @@ class RxConfig:
     tick_ns: int
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class PeerSender:
     """The remote iperf client's TCP: sends MSS frames back to back while in flight < window.
 
@@ -93,6 +95,7 @@ class PeerSender:
         self.wire_free_ns = max(self.wire_free_ns, now_ns)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class RxSocket:
     """The server's socket: received bytes wait here until the iperf server reads them."""
 
@@ -113,6 +116,7 @@ class RxSocket:
         return n
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class NicRx:
     """The NIC's receive side and its NAPI softirq, on one CPU."""
 

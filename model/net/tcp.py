@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from model.actions import WaitQueue
+from model.copyable import mypyc_attr
 from model.events import PRIO_IRQ
 from model.machine import Machine
 from model.net.wire import MSS_BYTES, tcp_payload_ns
@@ -24,6 +25,7 @@ class TxDevice(Protocol):
         ...
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class TcpSendSocket:
     """One connected TCP socket's send side."""
 
@@ -69,6 +71,7 @@ class LinkConfig:
     irq_cpu: int
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class LinkDevice:
     """A NIC that puts frames on the wire at link rate and signals completions in bursts.
 

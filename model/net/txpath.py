@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from model.copyable import mypyc_attr
 from model.machine import Machine
 from model.net.closedform import ClosedForm
 from model.net.cpuctx import Ctx
@@ -30,6 +31,9 @@ from model.net.txconfig import EXIT_REASONS, EXIT_RULES, TxConfig
 __all__ = ["EXIT_REASONS", "EXIT_RULES", "Counters", "TxPath"]
 
 
+# model.copyable: a run is copied. Built only by compiled code (Simulation): with serializable alone,
+# mypyc 2.4 would skip __init__ in a call from Python code.
+@mypyc_attr(serializable=True)
 class TxPath(ClosedForm):
     def __init__(self, machine: Machine, qdisc: Qdisc, cfg: TxConfig, rng: np.random.Generator) -> None:
         super().__init__(machine, qdisc, cfg, rng)

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from model.copyable import mypyc_attr
 from model.sched.base import NSEC_PER_SEC, SchedPolicy, cpu_scale_factor
 from model.sched.registry import PolicyInfo, Tunable, landing_words
 from model.snapshot import BfsEntry, BfsView, YieldOutcome
@@ -70,6 +71,7 @@ class BfsEntity:
     last_ran_ns: int = 0  # p->last_ran: when schedule() last switched it out (or it was created)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class BfsPolicy(SchedPolicy):
     """BFS: one global queue, earliest virtual deadline first, old deadlines FIFO."""
 

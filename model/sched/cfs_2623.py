@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from model.copyable import mypyc_attr
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_MSEC,
@@ -94,6 +95,7 @@ def _se(task: Task) -> Se2623:
     return task.se
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Cfs2623Policy(SchedPolicy):
     name = "cfs-2.6.23"
 

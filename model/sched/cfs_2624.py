@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
+from model.copyable import mypyc_attr
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_MSEC,
@@ -71,6 +72,7 @@ def calc_delta_fair(delta: int, weight: int) -> int:
     return delta if weight == NICE_0_LOAD else delta * NICE_0_LOAD // weight
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Cfs2624Policy(SchedPolicy):
     name = "cfs-2.6.24"
 

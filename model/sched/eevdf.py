@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from model.copyable import mypyc_attr
 from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_SEC,
@@ -124,6 +125,7 @@ def _deadline(task: Task) -> int:
     return int(task.se.deadline)
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class EevdfPolicy(SchedPolicy):
     """Linux 6.6+ EEVDF: eligible-earliest-deadline pick, lag-preserving placement, forfeiting yield."""
 

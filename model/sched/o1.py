@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from model.copyable import mypyc_attr
 from model.sched.base import SchedPolicy, select_cpu_per_rq
 from model.sched.o1_arrays import (
     CHILD_PENALTY,
@@ -40,6 +41,7 @@ from model.snapshot import O1Entry, O1View, YieldOutcome
 from model.task import Task
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class O1Policy(SchedPolicy):
     """Linux 2.6.22 O(1): per-CPU active/expired arrays, jiffy slices, sleep_avg interactivity."""
 

@@ -12,7 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from model.actions import Compute, CondVar, Nanosleep, Program, SchedYield, Signal, Spin, Wait, Watchable
+from model.actions import (
+    Action,
+    Compute,
+    CondVar,
+    Nanosleep,
+    Program,
+    ProgramState,
+    SchedYield,
+    Signal,
+    Spin,
+    Wait,
+    Watchable,
+)
+from model.copyable import mypyc_attr
 from model.machine import Machine
 from model.scenario import TaskSpec
 from model.task import Task
@@ -22,6 +35,7 @@ US = 1_000
 POLL_CHECK_NS = 500  # CPU of one poll of the channel
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Channel(Watchable):
     """A bounded FIFO of items between producers and consumers."""
 
@@ -39,76 +53,136 @@ class Channel(Watchable):
         return self.count > 0
 
 
-# Each program makes its actions once and yields them again at every pass: the machine never changes an
-# action, and a loop that runs ten thousand times a simulated second then allocates nothing.
+# Each program makes its actions once and returns them again at every pass (``ProgramState``).
 
 
-def _hog(spec: TaskSpec) -> Callable[[Task], Program]:
-    def program(task: Task) -> Program:
-        work = Compute(spec.run_us * US)
-        while True:
-            yield work
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class Hog(ProgramState):
+    """``for (;;) compute(run_us);``"""
 
-    return program
+    __slots__ = ("work",)
 
+    def __init__(self, spec: TaskSpec) -> None:
+        self.work = Compute(spec.run_us * US)
 
-def _yielder(spec: TaskSpec) -> Callable[[Task], Program]:
-    def program(task: Task) -> Program:
-        work, rest = Compute(spec.run_us * US), SchedYield()
-        while True:
-            yield work
-            yield rest
-
-    return program
+    def __next__(self) -> Action:
+        return self.work
 
 
-def _sleeper(spec: TaskSpec) -> Callable[[Task], Program]:
-    def program(task: Task) -> Program:
-        work, sleep = Compute(spec.run_us * US), Nanosleep(spec.sleep_us * US)
-        while True:
-            yield work
-            yield sleep
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class Alternate(ProgramState):
+    """``for (;;) { first; second; }``: a yield loop (compute, sched_yield) or a sleeper (compute, sleep)."""
 
-    return program
+    __slots__ = ("first", "first_next", "second")
 
+    def __init__(self, first: Action, second: Action) -> None:
+        self.first = first
+        self.second = second
+        self.first_next = True
 
-def _producer(spec: TaskSpec, ch: Channel) -> Callable[[Task], Program]:
-    def program(task: Task) -> Program:
-        work, wait, signal = Compute(spec.run_us * US), Wait(ch.not_full), Signal(ch.not_empty)
-        while True:
-            yield work
-            while ch.count >= ch.capacity:
-                yield wait
-            ch.count += 1
-            ch.changed()
-            yield signal
-
-    return program
+    def __next__(self) -> Action:
+        first = self.first_next
+        self.first_next = not first
+        return self.first if first else self.second
 
 
-def _consumer(spec: TaskSpec, ch: Channel, machine: Machine) -> Callable[[Task], Program]:
-    # usleep(0) with high-resolution timers returns at once (Machine._nanosleep): a busy poll.
-    busy_poll_ns = POLL_CHECK_NS + machine.syscall_ns
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class Producer(ProgramState):
+    """Make an item (``run_us`` of CPU), wait on ``not_full`` while the channel is full, put it in and
+    signal ``not_empty``; again."""
 
-    def program(task: Task) -> Program:
-        while True:
-            while ch.count == 0:
-                if spec.sync == "condvar":
-                    yield Wait(ch.not_empty)
-                elif spec.sync == "sched_yield":
-                    yield Spin(ch.has_items, ch, POLL_CHECK_NS)
-                elif machine.usleep0_sleeps():
-                    yield Compute(POLL_CHECK_NS)
-                    yield Nanosleep(0)
-                else:
-                    yield Spin(ch.has_items, ch, busy_poll_ns, yield_each=False)
-            ch.count -= 1
-            ch.consumed += 1
-            ch.changed()
-            yield Signal(ch.not_full)
-            yield Compute(spec.run_us * US)
+    __slots__ = ("ch", "made", "signal", "wait", "work")
 
-    return program
+    def __init__(self, spec: TaskSpec, ch: Channel) -> None:
+        self.ch = ch
+        self.work, self.wait, self.signal = Compute(spec.run_us * US), Wait(ch.not_full), Signal(ch.not_empty)
+        self.made = False  # an item is made and not yet in the channel
+
+    def __next__(self) -> Action:
+        if not self.made:
+            self.made = True
+            return self.work
+        ch = self.ch
+        if ch.count >= ch.capacity:
+            return self.wait
+        ch.count += 1
+        ch.changed()
+        self.made = False
+        return self.signal
+
+
+CONSUMER_TAKE, CONSUMER_POLLED, CONSUMER_TOOK = 0, 1, 2  # a consumer's phases
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class Consumer(ProgramState):
+    """Take an item when there is one (signal ``not_full``, spend ``run_us`` on it); while there is none,
+    wait the ``sync`` way: on ``not_empty``, polling with sched_yield(), or polling with usleep(0)."""
+
+    __slots__ = (
+        "busy_spin",
+        "ch",
+        "machine",
+        "phase",
+        "poll",
+        "rest",
+        "signal",
+        "spin",
+        "sync",
+        "wait",
+        "work",
+    )
+
+    def __init__(self, spec: TaskSpec, ch: Channel, machine: Machine) -> None:
+        self.ch, self.machine, self.sync = ch, machine, spec.sync
+        self.phase = CONSUMER_TAKE
+        self.wait = Wait(ch.not_empty)
+        self.spin = Spin(ch.has_items, ch, POLL_CHECK_NS)
+        self.poll, self.rest = Compute(POLL_CHECK_NS), Nanosleep(0)
+        # usleep(0) with high-resolution timers returns at once (Machine._nanosleep): a busy poll.
+        self.busy_spin = Spin(ch.has_items, ch, POLL_CHECK_NS + machine.syscall_ns, yield_each=False)
+        self.signal, self.work = Signal(ch.not_full), Compute(spec.run_us * US)
+
+    def __next__(self) -> Action:
+        phase = self.phase
+        self.phase = CONSUMER_TAKE
+        if phase == CONSUMER_POLLED:
+            return self.rest
+        if phase == CONSUMER_TOOK:
+            return self.work
+        ch = self.ch
+        if ch.count == 0:
+            if self.sync == "condvar":
+                return self.wait
+            if self.sync == "sched_yield":
+                return self.spin
+            if self.machine.usleep0_sleeps():
+                self.phase = CONSUMER_POLLED
+                return self.poll
+            return self.busy_spin
+        ch.count -= 1
+        ch.consumed += 1
+        ch.changed()
+        self.phase = CONSUMER_TOOK
+        return self.signal
+
+
+def _program(spec: TaskSpec, channels: dict[str, Channel], machine: Machine) -> ProgramState:
+    if spec.kind == "hog":
+        return Hog(spec)
+    if spec.kind == "yielder":
+        return Alternate(Compute(spec.run_us * US), SchedYield())
+    if spec.kind == "sleeper":
+        return Alternate(Compute(spec.run_us * US), Nanosleep(spec.sleep_us * US))
+    ch = channels.get(spec.channel)
+    if ch is None:
+        ch = channels[spec.channel] = Channel(spec.channel, spec.slots)
+        machine.watch(ch)
+    return Producer(spec, ch) if spec.kind == "producer" else Consumer(spec, ch, machine)
+
+
+def _handing(program: ProgramState) -> Callable[[Task], Program]:
+    return lambda _task: program
 
 
 def spawn_tasks(
@@ -126,15 +200,9 @@ def spawn_tasks(
                 cpu = (0 if cpu is None else cpu) + i
                 machine.spawn(name, senders(spec), spec.nice, cpu, role="sender")
                 continue
-            if spec.kind in ("producer", "consumer"):
-                ch = channels.get(spec.channel)
-                if ch is None:
-                    ch = channels[spec.channel] = Channel(spec.channel, spec.slots)
-                    machine.watch(ch)
-                program = _producer(spec, ch) if spec.kind == "producer" else _consumer(spec, ch, machine)
-            elif spec.kind == "script":
-                program = scripts.program(spec)
-            else:
-                program = {"hog": _hog, "yielder": _yielder, "sleeper": _sleeper}[spec.kind](spec)
-            machine.spawn(name, program, spec.nice, cpu, role=spec.kind)
+            if spec.kind == "script":
+                machine.spawn(name, scripts.program(spec), spec.nice, cpu, role=spec.kind)
+                continue
+            program = _program(spec, channels, machine)  # made before the task, as the channel is
+            machine.spawn(name, _handing(program), spec.nice, cpu, role=spec.kind)
     return channels

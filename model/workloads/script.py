@@ -13,10 +13,11 @@ happen at one instant, as the kernel makes them atomic.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 
 from model import script_steps as st
-from model.actions import Compute, CondVar, Nanosleep, Program, SchedYield, Wait
+from model.actions import Action, Compute, CondVar, Nanosleep, Program, ProgramState, SchedYield, Wait
+from model.copyable import mypyc_attr
 from model.machine import Machine
 from model.scenario import ScenarioError, TaskSpec
 from model.task import Task
@@ -27,6 +28,7 @@ US = 1_000
 RUNTIME_CHUNK_NS = 32_000
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Mutex:
     __slots__ = ("owner", "waiters")
 
@@ -35,6 +37,7 @@ class Mutex:
         self.waiters = CondVar(f"{name} (mutex)")
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class TimerState:
     """rt-app's timer resource: the next expiry, set from the task's start at its first use."""
 
@@ -46,6 +49,7 @@ class TimerState:
         self.t_next_ns = 0
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class BarrierState:
     """rt-app's barrier: ``waiting`` starts at the number of users less one; the last to arrive wakes all."""
 
@@ -56,6 +60,7 @@ class BarrierState:
         self.cond = CondVar(f"{name} (barrier)")
 
 
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Scripts:
     """The shared resources of a machine's scripted tasks, and their programs."""
 
@@ -81,117 +86,203 @@ class Scripts:
             self.barriers[name] = BarrierState(name, n)
 
     def program(self, spec: TaskSpec) -> Callable[[Task], Program]:
-        script = spec.script
+        return lambda task: ScriptProgram(self, spec, task)
 
-        def program(task: Task) -> Program:
-            own_timers: dict[str, TimerState] = {}  # "unique..." timers: this instance's own
-            t_first = script.delay_us * US  # rt-app: t_zero + delay, with t_zero the start of the run
-            if t_first > 0:
-                yield Nanosleep(t_first)
-            n = 0
-            while script.loop < 0 or n < script.loop:
-                yield from self._steps(script.steps, task, t_first, own_timers)
-                n += 1
-
-        return program
-
-    def _steps(
-        self, steps: tuple[st.Step, ...], task: Task, t_first: int, own: dict[str, TimerState]
-    ) -> Generator[Compute | Nanosleep | SchedYield | Wait, None, None]:
-        m = self.machine
-        for step in steps:
-            if isinstance(step, st.Run):
-                # SIMPLIFICATION: rt-app's run is a count of calibrated loops; every CPU here runs at
-                # the calibration CPU's speed, so it is that much CPU time.
-                yield Compute(step.ns)
-            elif isinstance(step, st.Runtime):
-                start = m.now_ns
-                yield Compute(RUNTIME_CHUNK_NS)
-                while m.now_ns - start < step.ns:
-                    yield Compute(RUNTIME_CHUNK_NS)
-            elif isinstance(step, st.Sleep):
-                yield Nanosleep(step.ns)
-            elif isinstance(step, st.Timer):
-                timer = self._timer(step.ref, own)
-                if not timer.started:
-                    timer.started = True
-                    timer.t_next_ns = t_first
-                timer.t_next_ns += step.period_ns
-                now = m.now_ns
-                if now < timer.t_next_ns:
-                    # rt-app: clock_nanosleep(TIMER_ABSTIME) to t_next; it ends when due with
-                    # machine.hrtimers (the default), on the first tick after it without.
-                    yield Nanosleep(timer.t_next_ns - now)
-                elif not timer.absolute:
-                    timer.t_next_ns = now  # late: a relative timer restarts from now
-            elif isinstance(step, st.Yield):
-                yield SchedYield()
-            elif isinstance(step, st.Lock):
-                yield from self._lock(step.mutex, task)
-            elif isinstance(step, st.Unlock):
-                self._unlock(step.mutex, task)
-            elif isinstance(step, st.Signal):
-                self._wake_one(self._cond(step.cond))
-            elif isinstance(step, st.Broadcast):
-                m.wake_all(self._cond(step.cond))
-            elif isinstance(step, st.Wait | st.Sync):
-                cond = self._cond(step.cond)
-                if isinstance(step, st.Sync):
-                    self._wake_one(cond)  # rt-app rtapp_sig_and_wait: signal, then wait
-                yield from self._cond_wait(cond, step.mutex, task)
-            elif isinstance(step, st.Barrier):
-                b = self.barriers[step.name]
-                if b.waiting == 0:
-                    m.wake_all(b.cond)  # the last to arrive
-                else:
-                    b.waiting -= 1
-                    yield Wait(b.cond)
-                    b.waiting += 1
-            elif isinstance(step, st.Repeat):
-                for _ in range(step.count):
-                    yield from self._steps(step.steps, task, t_first, own)
-
-    def _timer(self, ref: str, own: dict[str, TimerState]) -> TimerState:
+    def timer(self, ref: str, own: dict[str, TimerState]) -> TimerState:
         timers = own if ref.startswith("unique") else self.timers
         timer = timers.get(ref)
         if timer is None:
             timer = timers[ref] = TimerState(ref in self.absolute)
         return timer
 
-    def _cond(self, name: str) -> CondVar:
+    def cond(self, name: str) -> CondVar:
         cond = self.conds.get(name)
         if cond is None:
             cond = self.conds[name] = CondVar(name)
         return cond
 
-    def _mutex(self, name: str) -> Mutex:
+    def mutex(self, name: str) -> Mutex:
         mutex = self.mutexes.get(name)
         if mutex is None:
             mutex = self.mutexes[name] = Mutex(name)
         return mutex
 
-    def _wake_one(self, cond: CondVar) -> None:
+    def wake_one(self, cond: CondVar) -> None:
         """``pthread_cond_signal``: the longest waiter, at once (as the machine's Signal action does)."""
         if cond.tasks:
             self.machine.wake(cond.tasks.pop(0))
 
-    def _lock(self, name: str, task: Task) -> Generator[Wait, None, None]:
-        mutex = self._mutex(name)
-        # SIMPLIFICATION: no adaptive spinning and no priority inheritance (pi_enabled is refused);
-        # a task that takes a mutex it holds waits for ever, as a default pthread mutex does.
-        while mutex.owner is not None:
-            yield Wait(mutex.waiters)
-        mutex.owner = task
-
-    def _unlock(self, name: str, task: Task) -> None:
-        mutex = self._mutex(name)
+    def unlock(self, name: str, task: Task) -> None:
+        mutex = self.mutex(name)
         if mutex.owner is task:
             mutex.owner = None
-            self._wake_one(mutex.waiters)
+            self.wake_one(mutex.waiters)
 
-    def _cond_wait(self, cond: CondVar, mutex: str, task: Task) -> Generator[Wait, None, None]:
-        if mutex:
-            self._unlock(mutex, task)
-        yield Wait(cond)
-        if mutex:
-            yield from self._lock(mutex, task)
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class Frame:
+    """A list of steps being run: the next one's index, and the passes left (-1: for ever)."""
+
+    __slots__ = ("index", "left", "steps")
+
+    def __init__(self, steps: tuple[st.Step, ...], left: int) -> None:
+        self.steps, self.index, self.left = steps, 0, left
+
+
+# What a scripted task does when it is resumed after the action it returned, before its next step.
+RESUME_NEXT, RESUME_RUNTIME, RESUME_LOCK, RESUME_RELOCK, RESUME_BARRIER = 0, 1, 2, 3, 4
+
+
+@mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
+class ScriptProgram(ProgramState):
+    """One scripted task: its steps in a loop (``script.loop`` passes, -1 for ever) after ``delay_us``,
+    as rt-app's thread body runs them; a ``repeat`` step is a frame of its own on ``frames``."""
+
+    __slots__ = (
+        "barrier",
+        "frames",
+        "mutex",
+        "own",
+        "resume",
+        "runtime_ns",
+        "runtime_start_ns",
+        "scripts",
+        "started",
+        "t_first",
+        "task",
+    )
+
+    def __init__(self, scripts: Scripts, spec: TaskSpec, task: Task) -> None:
+        script = spec.script
+        self.scripts, self.task = scripts, task
+        self.own: dict[str, TimerState] = {}  # "unique..." timers: this instance's own
+        self.t_first = script.delay_us * US  # rt-app: t_zero + delay, with t_zero the start of the run
+        self.frames = [Frame(script.steps, script.loop)] if script.loop != 0 else []
+        self.started = False
+        self.resume = RESUME_NEXT
+        self.runtime_start_ns = self.runtime_ns = 0
+        self.mutex = ""  # the mutex a RESUME_LOCK / RESUME_RELOCK takes
+        self.barrier: BarrierState | None = None  # the barrier a RESUME_BARRIER leaves
+
+    def __next__(self) -> Action:
+        if not self.started:
+            self.started = True
+            if self.t_first > 0:
+                return Nanosleep(self.t_first)
+        while True:
+            act = self._resumed()
+            if act is not None:
+                return act
+            step = self._next_step()
+            if step is None:
+                raise StopIteration
+            act = self._start(step)
+            if act is not None:
+                return act
+
+    def _next_step(self) -> st.Step | None:
+        frames = self.frames
+        while frames:
+            frame = frames[-1]
+            if frame.index < len(frame.steps):
+                step = frame.steps[frame.index]
+                frame.index += 1
+                if not isinstance(step, st.Repeat):
+                    return step
+                if step.count > 0 and step.steps:
+                    frames.append(Frame(step.steps, step.count))
+                continue
+            if frame.left > 0:
+                frame.left -= 1
+            if frame.left == 0:
+                frames.pop()
+            else:
+                frame.index = 0
+        return None
+
+    def _resumed(self) -> Action | None:
+        """The rest of the step that returned the last action, if it has more to do."""
+        resume = self.resume
+        self.resume = RESUME_NEXT
+        if resume == RESUME_RUNTIME:
+            if self.scripts.machine.now_ns - self.runtime_start_ns < self.runtime_ns:
+                self.resume = RESUME_RUNTIME
+                return Compute(RUNTIME_CHUNK_NS)
+        elif resume == RESUME_LOCK:
+            return self._lock(self.mutex)
+        elif resume == RESUME_RELOCK:
+            if self.mutex:
+                return self._lock(self.mutex)
+        elif resume == RESUME_BARRIER:
+            assert self.barrier is not None
+            self.barrier.waiting += 1
+            self.barrier = None
+        return None
+
+    def _start(self, step: st.Step) -> Action | None:
+        """Run ``step`` up to its first action (None: it was instant)."""
+        scripts, m, task = self.scripts, self.scripts.machine, self.task
+        if isinstance(step, st.Run):
+            # SIMPLIFICATION: rt-app's run is a count of calibrated loops; every CPU here runs at the
+            # calibration CPU's speed, so it is that much CPU time.
+            return Compute(step.ns)
+        if isinstance(step, st.Runtime):
+            self.runtime_start_ns, self.runtime_ns = m.now_ns, step.ns
+            self.resume = RESUME_RUNTIME
+            return Compute(RUNTIME_CHUNK_NS)
+        if isinstance(step, st.Sleep):
+            return Nanosleep(step.ns)
+        if isinstance(step, st.Timer):
+            return self._timer(step)
+        if isinstance(step, st.Yield):
+            return SchedYield()
+        if isinstance(step, st.Lock):
+            return self._lock(step.mutex)
+        if isinstance(step, st.Unlock):
+            scripts.unlock(step.mutex, task)
+        elif isinstance(step, st.Signal):
+            scripts.wake_one(scripts.cond(step.cond))
+        elif isinstance(step, st.Broadcast):
+            m.wake_all(scripts.cond(step.cond))
+        elif isinstance(step, st.Wait | st.Sync):
+            cond = scripts.cond(step.cond)
+            if isinstance(step, st.Sync):
+                scripts.wake_one(cond)  # rt-app rtapp_sig_and_wait: signal, then wait
+            if step.mutex:
+                scripts.unlock(step.mutex, task)
+            self.mutex, self.resume = step.mutex, RESUME_RELOCK
+            return Wait(cond)
+        elif isinstance(step, st.Barrier):
+            b = scripts.barriers[step.name]
+            if b.waiting == 0:
+                m.wake_all(b.cond)  # the last to arrive
+            else:
+                b.waiting -= 1
+                self.barrier, self.resume = b, RESUME_BARRIER
+                return Wait(b.cond)
+        return None
+
+    def _timer(self, step: st.Timer) -> Action | None:
+        timer = self.scripts.timer(step.ref, self.own)
+        if not timer.started:
+            timer.started = True
+            timer.t_next_ns = self.t_first
+        timer.t_next_ns += step.period_ns
+        now = self.scripts.machine.now_ns
+        if now < timer.t_next_ns:
+            # rt-app: clock_nanosleep(TIMER_ABSTIME) to t_next; it ends when due with machine.hrtimers
+            # (the default), on the first tick after it without.
+            return Nanosleep(timer.t_next_ns - now)
+        if not timer.absolute:
+            timer.t_next_ns = now  # late: a relative timer restarts from now
+        return None
+
+    def _lock(self, name: str) -> Action | None:
+        mutex = self.scripts.mutex(name)
+        # SIMPLIFICATION: no adaptive spinning and no priority inheritance (pi_enabled is refused); a
+        # task that takes a mutex it holds waits for ever, as a default pthread mutex does.
+        if mutex.owner is not None:
+            self.mutex, self.resume = name, RESUME_LOCK
+            return Wait(mutex.waiters)
+        mutex.owner = self.task
+        return None

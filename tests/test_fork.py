@@ -1,0 +1,200 @@
+"""A copy of a run (``Simulation.fork``, ``model.fork``) is an independent twin: its future is the
+original's, with or without a live setting applied to one of them, and running one leaves the other as
+it was. Runs in both builds: compiled, a bound method is a builtin method that ``copy.deepcopy`` would
+leave bound to the original (the walk below finds any object the twins share)."""
+
+from __future__ import annotations
+
+import copy
+import enum
+import types
+from typing import Any
+
+import numpy as np
+import pytest
+
+from model.fork import SHARED_TYPES, ForkError, fork_state
+from model.scenario import builtin_names, load_scenario
+from model.simulation import SetTunable, Simulation
+
+MS = 1_000_000
+# How far each story runs before the copy and after it: the 2011 story is the slowest to simulate.
+SPANS = {"qdisc-fairness-2011": (40 * MS, 90 * MS)}
+DEFAULT_SPAN = (700 * MS, 1500 * MS)
+TOGGLES = {
+    "cfs-yield-2007": ("sched.compat_yield", 1),
+    "bfs-saturated-2009": ("sched.compat_yield", 1),
+    "qdisc-fairness-2011": ("qdisc.exit_rule", "quota"),
+    "yield-playground": ("sched.compat_yield", 1),
+}
+_ATOMS = (type(None), bool, int, float, complex, str, bytes, range, type, types.ModuleType)
+
+
+def reachable(root: Any) -> dict[int, Any]:
+    """Every mutable object reachable from ``root``, by id, following what ``model.fork`` copies."""
+    seen: dict[int, Any] = {}
+    todo = [root]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (*_ATOMS, enum.Enum)) or type(x) in SHARED_TYPES or id(x) in seen:
+            continue
+        if isinstance(x, types.BuiltinFunctionType) and isinstance(x.__self__, types.ModuleType | None):
+            continue  # a module's function (compiled, it is a builtin): no state
+        if isinstance(x, types.FunctionType):
+            assert x.__closure__ is None and "<" not in x.__qualname__, f"a closure in the state: {x}"
+            continue
+        seen[id(x)] = x
+        if isinstance(x, list | tuple | set | frozenset):
+            todo.extend(x)
+        elif isinstance(x, dict):
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        elif isinstance(x, types.BuiltinMethodType | types.MethodWrapperType | types.MethodType):
+            if not isinstance(x.__self__, types.ModuleType | None):
+                todo.append(x.__self__)
+        elif isinstance(x, types.MappingProxyType):
+            todo.extend(x.values())
+        elif isinstance(x, np.ndarray):
+            assert not x.dtype.hasobject
+            if not x.flags.writeable:  # read-only (a series' anchor): twins may share it
+                del seen[id(x)]
+        elif not hasattr(x, "__reduce_ex__") or isinstance(x, types.BuiltinFunctionType):
+            continue
+        else:
+            reduced = x.__reduce_ex__(4)
+            if not isinstance(reduced, str):
+                todo.extend(a for a in reduced[1] if not isinstance(a, type))
+                if len(reduced) > 2:
+                    todo.append(reduced[2])
+    return seen
+
+
+def immutable(x: Any) -> bool:
+    """Numbers, strings, tuples of them and frozen dataclasses: a twin may share these (nobody can change
+    them; what they hold is walked, and reported if it is shared and mutable)."""
+    params = getattr(type(x), "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return True
+    return isinstance(x, _ATOMS) or (type(x) is tuple and all(immutable(v) for v in x))
+
+
+def shared(a: Any, b: Any) -> list[str]:
+    """What the two graphs have in common (empty for independent twins), as readable names."""
+    theirs = reachable(b)
+    out = []
+    for key, obj in reachable(a).items():
+        if key in theirs and not immutable(obj):
+            out.append(f"{type(obj).__qualname__}: {obj!r}"[:160])
+    return out
+
+
+def state(sim: Simulation) -> tuple[Any, ...]:
+    """Everything a run shows: its summary, a snapshot (arrays as lists) and its trace so far."""
+    snap = sim.snapshot()
+    return (
+        sim.summary(),
+        snap.t_ns,
+        snap.cpus,
+        snap.tasks,
+        snap.runqueues,
+        snap.qdisc,
+        snap.toggles,
+        snap.series.tolist(),
+        snap.series_anchor.tolist(),
+        tuple(sim.machine.trace.records),
+    )
+
+
+def fresh(name: str) -> Simulation:
+    return Simulation(load_scenario(name), sample_ns=5 * MS)
+
+
+@pytest.fixture(scope="module", params=builtin_names())
+def story(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_twins_share_no_mutable_object(story: str) -> None:
+    fork_at, _end = SPANS.get(story, DEFAULT_SPAN)
+    sim = fresh(story)
+    sim.run_to(fork_at)
+    twin = sim.fork()
+    assert shared(sim, twin) == []
+    assert twin.machine.q._heap, "the twin has its pending events"
+
+
+def test_the_walk_finds_what_deepcopy_shares(story: str) -> None:
+    """The check above can fail: ``copy.deepcopy`` of a compiled run shares its handlers."""
+    sim = fresh(story)
+    sim.run_to(MS)
+    # The machine's pending events' handlers: (t, prio, seq, handler, arg).
+    handlers = [e[3] for e in sim.machine.q._heap if e[3].__self__ is sim.machine]
+    assert handlers
+    if isinstance(handlers[0], types.BuiltinMethodType):  # the compiled build: deepcopy shares them
+        assert shared(handlers, copy.deepcopy(handlers))
+    assert shared(handlers, fork_state(handlers)) == []
+
+
+def test_a_twin_runs_as_the_original_would(story: str) -> None:
+    fork_at, end = SPANS.get(story, DEFAULT_SPAN)
+    straight = fresh(story)
+    straight.run_to(end)
+    sim = fresh(story)
+    sim.run_to(fork_at)
+    before = state(sim)
+    twin = sim.fork()
+    assert state(twin) == before
+    twin.run_to(end)  # the twin first: the original must not move
+    assert state(sim) == before
+    sim.run_to((fork_at + end) // 2)  # the original in other steps than the twin's
+    sim.run_to(end)
+    assert state(twin) == state(straight)
+    assert state(sim) == state(straight)
+
+
+def test_a_setting_on_one_twin_leaves_the_other_alone(story: str) -> None:
+    fork_at, end = SPANS.get(story, DEFAULT_SPAN)
+    key, value = TOGGLES[story]
+    toggled = fresh(story)
+    toggled.run_to(fork_at)
+    toggled.apply(SetTunable(key, value))
+    toggled.run_to(end)
+    plain = fresh(story)
+    plain.run_to(end)
+    sim = fresh(story)
+    sim.run_to(fork_at)
+    twin = sim.fork()
+    twin.apply(SetTunable(key, value))
+    twin.run_to(end)
+    sim.run_to(end)
+    assert state(twin) == state(toggled)
+    assert state(sim) == state(plain)
+    assert state(toggled) != state(plain), "the setting changes the run: else this test proves nothing"
+
+
+def test_a_twin_of_a_twin(story: str) -> None:
+    fork_at, end = SPANS.get(story, DEFAULT_SPAN)
+    straight = fresh(story)
+    straight.run_to(end)
+    sim = fresh(story)
+    sim.run_to(fork_at // 2)
+    first = sim.fork()
+    first.run_to(fork_at)
+    second = first.fork()
+    del sim, first
+    second.run_to(end)
+    assert state(second) == state(straight)
+
+
+def test_a_closure_in_the_state_is_refused() -> None:
+    counter = [0]
+    with pytest.raises(ForkError, match="lambda or closure"):
+        fork_state({"probe": lambda: counter[0]})
+
+
+def test_a_generator_program_is_refused() -> None:
+    def program() -> Any:
+        yield 1
+
+    with pytest.raises(ForkError, match="generator"):
+        fork_state([program()])
