@@ -6,6 +6,7 @@ leave bound to the original (the walk below finds any object the twins share).""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import enum
 import types
 from typing import Any
@@ -44,7 +45,12 @@ def reachable(root: Any) -> dict[int, Any]:
             assert x.__closure__ is None and "<" not in x.__qualname__, f"a closure in the state: {x}"
             continue
         seen[id(x)] = x
-        if isinstance(x, list | tuple | set | frozenset):
+        params = getattr(type(x), "__dataclass_params__", None)
+        if params is not None and params.frozen:
+            # Its fields, not the instance's __dict__ (from the Python sources): nobody can change that
+            # dict, and twins share the instance when every field is a value.
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+        elif isinstance(x, list | tuple | set | frozenset):
             todo.extend(x)
         elif isinstance(x, dict):
             todo.extend(x.keys())

@@ -300,20 +300,8 @@ class Cfs2623Policy(SchedPolicy):
             return
         se.exec_start_ns = now_ns
         se.sum_exec_ns += delta
-        load = rq.load
-        if load:
-            # _charge(rq, se, delta), inline: this runs at every yield. Keep the two the same.
-            delta_fair = delta * NICE_0_LOAD // load
-            delta_mine = delta * se.weight // load
-            bonus = rq.sleeper_bonus
-            if bonus > self.min_granularity_ns:  # the runner pays back credit handed to sleepers
-                pay = min(delta_mine, bonus, self.runtime_limit_ns - se.wait_runtime)
-                bonus -= pay
-                delta_mine -= pay
-            wait = se.wait_runtime + delta_mine - delta
-            limit = self.runtime_limit_ns
-            se.wait_runtime = -limit if wait < -limit else (limit if wait > limit else wait)
-            rq.sleeper_bonus = bonus
+        if rq.load:
+            delta_fair, se.wait_runtime, rq.sleeper_bonus = self._charge(rq, se, delta)
             rq.fair_clock += delta_fair
 
     def task_tick(self, cpu: int, now_ns: int) -> bool:
