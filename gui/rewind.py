@@ -12,10 +12,12 @@ landing. ``work(budget_s)`` fills the rungs a finer spacing leaves missing, with
 the playback grants between frames (no threads): one replay from the rung below the lowest hole parks
 every missing rung on its way. The spacing follows the measured speed of the model so that a landing
 replays at most ``LANDING_BUDGET_S`` of wall time, half the 0.3 s a landing may take (the copy and the
-snapshot take the rest): the 2011 story gets a rung every 31 ms (it runs about 0.15 simulated s per wall
-s compiled), the 2007 story every second or two. At most ``MAX_RUNGS`` are kept: a longer recording
-doubles the spacing, which keeps every other rung. A new live setting after a landing starts a new branch:
-the recorded settings after that instant, and the rungs past it, go.
+snapshot take the rest): the 2011 story gets a rung every 15.6 ms (it runs about 0.15 simulated s per
+wall s compiled), the 2007 story every second or two. The rungs hold at most ``RUNG_BUDGET_BYTES`` (each
+rung's size is measured as it is copied: its own objects and its packed recent trace), ``MAX_RUNGS`` at
+most: a longer recording doubles the spacing, which keeps every other rung, so memory stays bounded. A
+new live setting after a landing starts a new branch: the recorded settings after that instant, and the
+rungs past it, go.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ LANDING_BUDGET_S = 0.15  # wall time a landing may spend replaying from its rung
 SPACING_BASE_NS = 7_812_500  # rung spacings are this (1/128 s) times a power of two
 MAX_SPACING_NS = SPACING_BASE_NS << 14  # about two minutes
 INITIAL_SPACING_NS = SPACING_BASE_NS << 7  # 1 s, until the model's speed is measured
-MAX_RUNGS = 384
+# The rungs' memory: a rung of the 2011 story is about 50 KB (its trace records packed), one of the 2007
+# story about 30 KB; 40 MB give the 2011 story a rung every 15.6 ms over a 10 s recording.
+RUNG_BUDGET_BYTES = 40_000_000
+MAX_RUNGS = 1024  # whatever their size: the ladder's bookkeeping is linear in its length
 # At least this many rungs over the recording, down to a rung every ``DENSE_SPACING_NS``: the measured speed
 # is a guess (a live setting can slow a story several times), and a copy costs a few ms.
 MIN_RUNGS = 32
@@ -58,21 +63,22 @@ class Instance:
 
     sim: Simulation
     applied: int = 0
+    size: int = 0  # bytes of its own, for a parked rung (measured as it was copied)
 
     @property
     def t_ns(self) -> int:
         return self.sim.now_ns
 
 
-def spacing_for(rate_ns_per_s: float, reach_ns: int) -> int:
+def spacing_for(rate_ns_per_s: float, reach_ns: int, max_rungs: int = MAX_RUNGS) -> int:
     """The rung spacing: a landing replays at most ``LANDING_BUDGET_S`` at ``rate_ns_per_s`` of simulated
-    time per wall second, with at most ``MAX_RUNGS`` rungs over ``reach_ns``."""
+    time per wall second, with fewer than ``max_rungs`` rungs over ``reach_ns``."""
     spacing = SPACING_BASE_NS
     while spacing < MAX_SPACING_NS and spacing * 2 <= rate_ns_per_s * LANDING_BUDGET_S:
         spacing *= 2
     while spacing > DENSE_SPACING_NS and reach_ns // spacing < MIN_RUNGS:
         spacing //= 2
-    while spacing < MAX_SPACING_NS and reach_ns // spacing >= MAX_RUNGS:
+    while spacing < MAX_SPACING_NS and reach_ns // spacing >= max_rungs:
         spacing *= 2
     return spacing
 
@@ -108,6 +114,27 @@ class Rewinder:
         self.copies += 1
         self.copy_s += self._clock() - start
         return twin
+
+    def _park(self, inst: Instance) -> Instance:
+        """A rung: a copy of ``inst`` keeping only its recent trace, packed, and its size."""
+        start = self._clock()
+        sim, size = inst.sim.fork_sized()
+        rung = Instance(sim, inst.applied, size + sim.keep_recent_events(RUNG_EVENTS))
+        self.copies += 1
+        self.copy_s += self._clock() - start
+        return rung
+
+    @property
+    def rung_bytes(self) -> int:
+        """The memory the rungs hold, as measured when they were copied."""
+        return sum(r.size for r in self.rungs.values())
+
+    def max_rungs(self) -> int:
+        """How many rungs fit ``RUNG_BUDGET_BYTES`` at the mean size of those parked so far."""
+        if not self.rungs:
+            return MAX_RUNGS
+        mean = max(self.rung_bytes // len(self.rungs), 1)
+        return max(2 * MIN_RUNGS, min(MAX_RUNGS, RUNG_BUDGET_BYTES // mean))
 
     # ---- the recording --------------------------------------------------------------------------
 
@@ -177,8 +204,8 @@ class Rewinder:
                 return True
             spacing = self.spacing_ns  # the run may have changed the measured speed, and the ladder
             if stop == rung and rung % spacing == 0 and rung not in self.rungs:
-                parked = self.rungs[rung] = self._copy(inst)
-                parked.sim.keep_recent_events(RUNG_EVENTS)
+                self.rungs[rung] = self._park(inst)
+                self._respace()  # the rungs' measured size bounds how many there may be
             if stop == t_ns:
                 return False
 
@@ -231,7 +258,7 @@ class Rewinder:
     def _respace(self) -> None:
         if self.rate_ns_per_s is None or self._fixed_spacing:
             return
-        spacing = spacing_for(self.rate_ns_per_s, self.reach_ns)
+        spacing = spacing_for(self.rate_ns_per_s, self.reach_ns, self.max_rungs())
         if spacing != self.spacing_ns:
             self.spacing_ns = spacing
             self._refill = None

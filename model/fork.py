@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import sys
 import types
 from typing import Any
 
@@ -59,10 +60,22 @@ def fork_state(obj: Any) -> Any:
     return _Copier().copy(obj)
 
 
+def fork_state_sized(obj: Any) -> tuple[Any, int]:
+    """``fork_state(obj)`` and about how many bytes the copy made (what it shares with ``obj`` aside):
+    the sum of each new object's ``sys.getsizeof``, a numpy array's data included."""
+    copier = _Copier()
+    twin = copier.copy(obj)
+    return twin, copier.made_bytes()
+
+
 class _Copier:
     def __init__(self) -> None:
         self.memo: dict[int, Any] = {}
         self.keep: list[Any] = []  # every original seen, alive until the copy ends: ids stay unique
+
+    def made_bytes(self) -> int:
+        """The size of the objects this copy made (an object shared maps to itself in ``memo``)."""
+        return sum(sys.getsizeof(y) for key, y in self.memo.items() if id(y) != key)
 
     def copy(self, x: Any) -> Any:
         cls = type(x)
@@ -79,6 +92,8 @@ class _Copier:
             out.extend([self.copy(v) for v in x])
             return out
         if cls is tuple:
+            if _ATOMIC.issuperset(map(type, x)):  # a table of numbers (a run's jitter draws): shared
+                return x
             items = tuple([self.copy(v) for v in x])
             y = self.memo.get(key, self)  # a cycle through the tuple made it already
             if y is not self:

@@ -23,7 +23,7 @@ import numpy as np
 from model.actions import Program
 from model.copyable import mypyc_attr
 from model.events import PRIO_SAMPLE
-from model.fork import fork_state
+from model.fork import fork_state, fork_state_sized
 from model.machine import Machine
 from model.metrics import Series, bandwidth_mbps, jain_index, rate_per_s, seconds, share
 from model.net.qdisc import Qdisc
@@ -267,6 +267,11 @@ class Simulation:
         twin: Simulation = fork_state(self)
         return twin
 
+    def fork_sized(self) -> tuple[Simulation, int]:
+        """``fork()``, and about how many bytes the twin holds of its own (``model.fork``)."""
+        twin, size = fork_state_sized(self)
+        return twin, size
+
     def advance(self, dt_ns: int, max_events: int | None = None) -> Snapshot:
         """Run ``dt_ns`` of simulated time (or until ``max_events`` events) and return a snapshot."""
         if dt_ns < 0:
@@ -316,9 +321,10 @@ class Simulation:
         """The trace records since the previous drain (or advance), handed out once."""
         return self.machine.trace.drain()
 
-    def keep_recent_events(self, n: int) -> None:
-        """Keep only the newest ``n`` trace records (a parked copy needs its recent past, not more)."""
-        self.machine.trace.keep_newest(n)
+    def keep_recent_events(self, n: int) -> int:
+        """Keep only the newest ``n`` trace records, packed (a parked copy needs its recent past, small);
+        ``rehand_events`` unpacks them. Returns the packed size in bytes."""
+        return self.machine.trace.pack_newest(n)
 
     def rehand_events(self) -> None:
         """The next drain (or snapshot of ``advance``) carries every trace record the run keeps, those

@@ -9,9 +9,20 @@ import random
 
 import pytest
 
-from gui.rewind import MAX_RUNGS, SPACING_BASE_NS, Instance, Rewinder, spacing_for
+from gui.rewind import MAX_RUNGS, RUNG_EVENTS, SPACING_BASE_NS, Instance, Rewinder, spacing_for
+from model.machine.trace import pack_records, unpack_records
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
+from model.snapshot import (
+    YIELD_ALONE,
+    CommandRecord,
+    IrqRecord,
+    SwitchRecord,
+    TenureRecord,
+    WakeRecord,
+    YieldOutcome,
+    YieldRecord,
+)
 
 MS = 1_000_000
 
@@ -157,9 +168,11 @@ def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
     assert spacing_for(1e10, 100 * 10**9) == 1_000_000_000
     assert spacing_for(1e10, 0) == spacing_for(1e11, 0) == 250_000_000
     assert spacing_for(1e11, 1000 * 10**9) == 8_000_000_000
-    # The 2011 story, compiled (about 0.15 simulated s per wall s): 15.6 ms, and 31 ms over 10 s.
+    # The 2011 story, compiled (about 0.15 simulated s per wall s): 15.6 ms, also over 10 s; where only
+    # 384 rungs fit the memory budget, 31 ms.
     assert spacing_for(1.5e8, 0) == 15_625_000
-    assert spacing_for(1.5e8, 10 * 10**9) == 31_250_000
+    assert spacing_for(1.5e8, 10 * 10**9) == 15_625_000
+    assert spacing_for(1.5e8, 10 * 10**9, max_rungs=384) == 31_250_000
     half_an_hour = 1800 * 10**9
     assert half_an_hour // spacing_for(1e10, half_an_hour) < MAX_RUNGS
 
@@ -174,3 +187,65 @@ def test_the_window_lands_past_two_seconds_of_nanoseconds(qtbot) -> None:
         snap = pb.seek(2_500_000_000)
     assert snap is not None and snap.t_ns == blocker.args[0] == 2_500_000_000
     pb.stop()
+
+
+def test_packed_records_come_back_equal_and_in_order() -> None:
+    outcome = YieldOutcome("later_deadline", "", False, 120, -5, 3_000_000, 7, 2_800_000)
+    records = [
+        SwitchRecord(1, 0, 2, 0),
+        WakeRecord(2, 1, 3),
+        IrqRecord(10**12, 3, 5_000, 17_000),
+        YieldRecord(10**12 + 1, 0, 2, outcome, True),
+        YieldRecord(10**12 + 2, 0, 2, YIELD_ALONE, False),
+        CommandRecord(5, -1, "qdisc.exit_rule", "quota"),
+        CommandRecord(6, -1, "sched.compat_yield", 1),
+        TenureRecord(7, 2, 40_000, 64, "quota", "ksoftirqd"),
+    ]
+    back = unpack_records(pack_records(records))
+    assert back == records
+    assert [type(r) for r in back] == [type(r) for r in records]
+    assert unpack_records(pack_records([])) == []
+
+
+@pytest.mark.parametrize("name", ["cfs-yield-2007", "qdisc-fairness-2011"])
+def test_a_landing_hands_the_window_the_recent_past_of_the_run(name: str) -> None:
+    """A rung keeps its recent records packed; landed on, the run hands out the very records an
+    uninterrupted run made up to that instant (its newest ones)."""
+    scenario = load_scenario(name)
+    rw = Rewinder(lambda: Simulation(scenario, sample_ns=5 * MS, trace="recent"), spacing_ns=10 * MS)
+    live = rw.fresh()
+    rw.advance(live, 95 * MS)
+    assert rw.rungs, "the live run parked rungs"
+    assert all(r.sim.machine.trace.records == [] for r in rw.rungs.values()), "a rung's records are packed"
+    full = Simulation(scenario, sample_ns=5 * MS, trace="full")
+    for target in (34 * MS + 5, 60 * MS, 81 * MS + 999):
+        live = rw.land(target, live)
+        handed = list(live.sim.drain_events())
+        full.run_to(target)
+        made = full.machine.trace.records
+        assert len(handed) >= min(RUNG_EVENTS, len(made)) > 0
+        assert handed == made[len(made) - len(handed) :]
+
+
+def test_the_rungs_memory_is_measured_and_kept_within_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rung's size is measured as it is parked (its own objects and its packed trace: tens of KB,
+    not the megabyte of its records unpacked); the ladder thins itself to fit the budget."""
+    import gui.rewind as rewind
+
+    ticks = itertools.count()
+    rw = Rewinder(
+        lambda: Simulation(load_scenario("cfs-yield-2007"), sample_ns=5 * MS, trace="recent"),
+        clock=lambda: next(ticks) * 0.002,  # every timed run "takes" 2 ms: a fast model, a coarse ladder
+    )
+    live = rw.fresh()
+    rw.advance(live, 2000 * MS)
+    sizes = [r.size for r in rw.rungs.values()]
+    assert sizes and all(5_000 < s < 120_000 for s in sizes), sizes
+    budget = 8 * sum(sizes) // len(sizes)
+    monkeypatch.setattr(rewind, "RUNG_BUDGET_BYTES", budget)
+    monkeypatch.setattr(rewind, "MIN_RUNGS", 2)
+    for _ in range(40):
+        rw.advance(live, 500 * MS)
+        assert len(rw.rungs) < rw.max_rungs() <= 8
+        assert rw.rung_bytes <= 1.5 * budget
+    assert rw.spacing_ns > 1000 * MS, "a longer recording spread the rungs out"

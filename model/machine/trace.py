@@ -8,12 +8,63 @@ built or formatted for a trace nobody reads.
 
 from __future__ import annotations
 
-from typing import Final
+import pickle
+import zlib
+from dataclasses import fields
+from operator import attrgetter
+from typing import Any, Final
 
 from model.copyable import mypyc_attr
-from model.snapshot import TraceRecord
+from model.snapshot import (
+    CommandRecord,
+    IrqRecord,
+    SwitchRecord,
+    TenureRecord,
+    TraceRecord,
+    WakeRecord,
+    YieldOutcome,
+    YieldRecord,
+)
 
 TRACE_LIMIT: Final = 20_000  # recent trace records kept for snapshots when nobody drains them
+
+# ---- packed records: a checkpoint's recent past in a few bytes each ----------------------------------
+# A record is a Python object of some 150-300 bytes (its ints are objects too); a checkpoint keeps
+# thousands. Packed, each becomes a tuple of its fields in one pickled, deflated blob: 3 to 4 bytes.
+_RECORD_TYPES: Final = (SwitchRecord, WakeRecord, IrqRecord, YieldRecord, CommandRecord, TenureRecord)
+_KIND: Final = {cls: i for i, cls in enumerate(_RECORD_TYPES)}
+_GETTERS: Final = [attrgetter(*(f.name for f in fields(cls))) for cls in _RECORD_TYPES]
+_YIELD: Final = _KIND[YieldRecord]
+
+
+def pack_records(records: list[TraceRecord]) -> bytes:
+    """``records`` as one blob that ``unpack_records`` turns back into equal records, in order. Each
+    instant is stored as the step from the record before (a small int pickles in one or two bytes)."""
+    rows: list[Any] = []
+    last = 0
+    for r in records:
+        kind = _KIND[type(r)]
+        values = _GETTERS[kind](r)
+        t = values[0]
+        if kind == _YIELD:
+            values = (t, *values[1:3], values[3]._fields(), values[4])
+        rows.append((kind, t - last, *values[1:]))
+        last = t
+    return zlib.compress(pickle.dumps(rows, protocol=5), 1)
+
+
+def unpack_records(blob: bytes) -> list[TraceRecord]:
+    out: list[TraceRecord] = []
+    t = 0
+    for row in pickle.loads(zlib.decompress(blob)):
+        kind = row[0]
+        t += row[1]
+        if kind == _YIELD:
+            _, _, cpu, tid, outcome, switched = row
+            out.append(YieldRecord(t, cpu, tid, YieldOutcome(*outcome), switched))
+        else:
+            out.append(_RECORD_TYPES[kind](t, *row[2:]))
+    return out
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
@@ -22,10 +73,11 @@ class TraceLog:
     ``TRACE_LIMIT`` in all, the undrained ones first): a copy of the run (``model.fork``) that a window
     lands on hands them out again (``rehand``) to draw the run's recent past."""
 
-    __slots__ = ("_read", "appended", "full", "records")
+    __slots__ = ("_read", "appended", "full", "packed", "records")
 
     def __init__(self, full: bool) -> None:
         self.records: list[TraceRecord] = []
+        self.packed = b""  # older records than ``records``, packed (a checkpoint's), until ``rehand``
         self.full = full
         self.appended = 0  # records ever added: a mark for ``insert``
         self._read = 0  # the records drained so far
@@ -64,12 +116,25 @@ class TraceLog:
         self._read = len(self.records)
         return out
 
-    def keep_newest(self, n: int) -> None:
-        """Forget all but the newest ``n`` records (a checkpoint's trace: enough to draw its recent past)."""
-        cut = max(len(self.records) - n, 0)
-        del self.records[:cut]
-        self._read = max(self._read - cut, 0)
+    def pack_newest(self, n: int) -> int:
+        """Keep only the newest ``n`` records, packed: a parked checkpoint's recent past, small; a run
+        that goes on from it adds records after them, and ``rehand`` unpacks them in front. Returns the
+        packed size in bytes."""
+        records = self.records
+        if self.packed and len(records) < n:  # a run that went on from a checkpoint: its older past too
+            records = self.packed_records() + records
+        self.packed = pack_records(records[-n:] if n > 0 else [])
+        self.records = []
+        self._read = 0
+        return len(self.packed)
+
+    def packed_records(self) -> list[TraceRecord]:
+        return unpack_records(self.packed) if self.packed else []
 
     def rehand(self) -> None:
-        """The next drain hands out every record kept, the drained ones again."""
+        """The next drain hands out every record kept (packed ones unpacked), the drained ones again."""
+        if self.packed:
+            records = self.packed_records() + self.records
+            self.records = records[-TRACE_LIMIT:] if not self.full else records
+            self.packed = b""
         self._read = 0

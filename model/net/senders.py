@@ -34,10 +34,12 @@ class SenderEngine(SoftirqEngine):
         self.enqueued = [0] * ncpus  # per sender: packets the qdisc accepted
         self.dropped = [0] * ncpus  # per sender: tail drops
         # Each packet's user work, drawn once from the seeded RNG: a table read in turn (as ints, so the
-        # closed form and the event engine read the very same values).
+        # closed form and the event engine read the very same values); a tuple, which copies of the run share.
         k = cfg.costs
         spread = (rng.standard_normal(8192) * k.user_jitter).tolist() if k.user_jitter > 0 else [0.0]
-        self.user_table: list[int] = [max(1, round(k.user_ns * max(0.1, 1.0 + j))) for j in spread]
+        self.user_table: tuple[int, ...] = tuple(
+            [max(1, round(k.user_ns * max(0.1, 1.0 + j))) for j in spread]
+        )
         self._user_i = 0
 
     # ---- what the machine calls (model.actions.Driven) --------------------------------------------

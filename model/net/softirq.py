@@ -38,7 +38,7 @@ class SoftirqEngine(QdiscRunner):
         self.vec_last = [-(10**15)] * nrings  # its last interrupt
         self.vec_gen = [0] * nrings
         self.vec_armed = [False] * nrings  # an interrupt event is posted
-        self._itr_jitter: list[float] = (rng.standard_normal(4096) * cfg.costs.jitter).tolist()
+        self._itr_jitter: tuple[float, ...] = tuple((rng.standard_normal(4096) * cfg.costs.jitter).tolist())
         self._itr_i = 0
         self.ksoftirqd: list[Task | None] = [None] * len(machine.cpus)
         self.ksoftirqd_ctx = [Ctx(i, TASK, f"ksoftirqd/{i}") for i in range(len(machine.cpus))]
