@@ -118,8 +118,8 @@ class Rewinder:
     def _park(self, inst: Instance) -> Instance:
         """A rung: a copy of ``inst`` keeping only its recent trace, packed, and its size."""
         start = self._clock()
-        sim, size = inst.sim.fork_sized()
-        rung = Instance(sim, inst.applied, size + sim.keep_recent_events(RUNG_EVENTS))
+        sim, size = inst.sim.checkpoint(RUNG_EVENTS)
+        rung = Instance(sim, inst.applied, size)
         self.copies += 1
         self.copy_s += self._clock() - start
         return rung

@@ -72,10 +72,14 @@ class _Copier:
     def __init__(self) -> None:
         self.memo: dict[int, Any] = {}
         self.keep: list[Any] = []  # every original seen, alive until the copy ends: ids stay unique
+        self.passing: set[int] = set()  # copies only handed to ``__setstate__``: not part of the twin
 
     def made_bytes(self) -> int:
-        """The size of the objects this copy made (an object shared maps to itself in ``memo``)."""
-        return sum(sys.getsizeof(y) for key, y in self.memo.items() if id(y) != key)
+        """The size of the objects this copy made and the twin holds (an object shared maps to itself
+        in ``memo``; a pickled state, copied to be set on the twin, is not held)."""
+        return sum(
+            sys.getsizeof(y) for key, y in self.memo.items() if id(y) != key and id(y) not in self.passing
+        )
 
     def copy(self, x: Any) -> Any:
         cls = type(x)
@@ -165,6 +169,9 @@ class _Copier:
         self.memo[key] = y
         if state is not None:
             state = self.copy(state)
+            self.passing.add(id(state))
+            if isinstance(state, tuple):
+                self.passing.update(id(part) for part in state)
             if hasattr(y, "__setstate__"):
                 y.__setstate__(state)
             else:

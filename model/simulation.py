@@ -13,6 +13,7 @@ the recent records); ``advance_until`` stops at the first instant a stop rule (`
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -267,10 +268,13 @@ class Simulation:
         twin: Simulation = fork_state(self)
         return twin
 
-    def fork_sized(self) -> tuple[Simulation, int]:
-        """``fork()``, and about how many bytes the twin holds of its own (``model.fork``)."""
+    def checkpoint(self, keep_events: int) -> tuple[Simulation, int]:
+        """A twin to park (``fork()``) that keeps only its newest ``keep_events`` trace records, packed
+        (``keep_recent_events``), and about how many bytes it holds of its own."""
         twin, size = fork_state_sized(self)
-        return twin, size
+        trace = twin.machine.trace
+        size -= sys.getsizeof(trace.records)  # the copied list the packing lets go
+        return twin, size + twin.keep_recent_events(keep_events)
 
     def advance(self, dt_ns: int, max_events: int | None = None) -> Snapshot:
         """Run ``dt_ns`` of simulated time (or until ``max_events`` events) and return a snapshot."""
