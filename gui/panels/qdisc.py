@@ -10,7 +10,9 @@ ring. Below, ``tc -s``-style counters and why each dequeuer tenure ended. ``rend
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+import functools
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
+from gui.draw.layer_cache import LayerCache
 from gui.draw.qdisc_geometry import (
     TOKEN_EASE,
     Box,
@@ -42,6 +45,7 @@ from gui.draw.qdisc_geometry import (
     stopped_rings_text,
     token_target,
 )
+from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from model.snapshot import BandView, QdiscView, Snapshot
 
@@ -60,6 +64,22 @@ def _rect(box: Box) -> QRectF:
     return QRectF(*box)
 
 
+def _grown(box: Box, margin: float) -> QRectF:
+    """``box`` with room around it for the outlines drawn on its edge."""
+    return QRectF(*box).adjusted(-margin, -margin, margin, margin)
+
+
+def _path_bounds(lay: QdiscLayout) -> QRectF:
+    """Where ``_draw_path`` draws: from the bands' heads to the device, the funnel, arrow and chip."""
+    x0 = lay.bands[0][0] + lay.bands[0][2] if lay.bands else lay.locks[0]
+    x1 = lay.device[0]
+    cy = lay.device[1] + lay.device[3] / 2
+    top = min([cy - 12, *(b[1] for b in lay.bands)])
+    bottom = max([cy + 62, *(b[1] + b[3] for b in lay.bands)])
+    left, right = min(x0, x1), max(x0, x1)
+    return QRectF(left - 6, top - 6, right - left + 12, bottom - top + 12)
+
+
 def _text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None:
     """Draw ``text`` in ``rect``, elided with "…" when it does not fit (small panels stay tidy)."""
     fitted = p.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, int(rect.width()))
@@ -67,6 +87,7 @@ def _text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None
 
 
 LABEL_H, COUNTS_H, MIN_BAR_H = 20.0, 18.0, 14.0
+COUNT_LINE = 2  # a CPU box's line of packets dequeued
 
 
 def band_parts(h: float) -> tuple[bool, bool]:
@@ -117,6 +138,7 @@ class QdiscPanel(HoverTipsPanel):
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.qdisc: QdiscView | None = None
         self.token_xy: tuple[float, float] | None = None
+        self._parts = LayerCache()  # the boxes, bands, locks and device while they read the same
         self._fonts = {
             "text": _font(11),
             "bold": _font(11, bold=True),
@@ -137,6 +159,7 @@ class QdiscPanel(HoverTipsPanel):
         self.update()
 
     def apply_theme(self) -> None:
+        self._parts.clear()
         if self.qdisc is not None:
             self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
         self.update()
@@ -226,19 +249,46 @@ class QdiscPanel(HoverTipsPanel):
             p.end()
             return
         lay = self._layout(q)
-        self._draw_header(p, lay, q)
-        for cpu, box in enumerate(lay.cpus):
-            self._draw_cpu(p, box, cpu, q)
-        self._draw_locks(p, lay, q)
-        for band, box in zip(q.bands, lay.bands, strict=False):
-            self._draw_band(p, box, band)
-        self._draw_path(p, lay, q)
-        self._draw_device(p, lay, q)
+        self._draw_parts(p, lay, q)
         if lay.footer:
-            self._draw_counters(p, lay.counters, q)
-            self._draw_reasons(p, lay.reasons, q)
+            self._draw_counters(p, lay.counters, q)  # new numbers nearly every frame: drawn directly
+            self._parts.draw(
+                p,
+                "reasons",
+                (lay.reasons, q.runs, q.exit_reasons),
+                _grown(lay.reasons, 2),
+                self._reasons(lay, q),
+            )
+        self._parts.end_frame()
         self._draw_token(p, self.token_xy or token_target(lay, q.dequeuer_cpu))
         p.end()
+
+    def _draw_parts(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """Every part but the counters and the token, each copied from a pixmap while what it shows (its
+        key: the box and the values it draws) is as in the previous frame (``gui.draw.layer_cache``).
+        Every repaint still draws them all, so a grab or a video frame shows the whole panel."""
+        parts = self._parts
+        header_key = (lay.header, q.kind, q.exit_rule, q.weight_p)
+        parts.draw(p, "header", header_key, _grown(lay.header, 2), lambda p_: self._draw_header(p_, lay, q))
+        for cpu, box in enumerate(lay.cpus):  # the box and role; the count goes over it, drawn directly
+            draw_box = functools.partial(self._draw_cpu, box=box, cpu=cpu, q=q, count=False)
+            parts.draw(p, ("cpu", cpu), (box, cpu, cpu_role(q, cpu)), _grown(box, 4), draw_box)
+            self._draw_cpu(p, box, cpu, q, count=True)
+        self._draw_locks(p, lay, q)  # who holds and who spins: new nearly every frame
+        for band, box in zip(q.bands, lay.bands, strict=False):
+            parts.draw(
+                p,
+                ("band", band.band),
+                (box, band),
+                _grown(box, 3),
+                functools.partial(self._draw_band, box=box, band=band),
+            )
+        path_key = (lay.bands, lay.locks, lay.device, q.dequeuer_cpu)
+        parts.draw(p, "path", path_key, _path_bounds(lay), lambda p_: self._draw_path(p_, lay, q))
+        self._draw_device(p, lay, q)  # the TX ring's gauge and count: new nearly every frame
+
+    def _reasons(self, lay: QdiscLayout, q: QdiscView) -> functools.partial[None]:
+        return functools.partial(self._draw_reasons, box=lay.reasons, q=q)
 
     def _draw_header(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The exit rule in force on the right; the panel's title on the left when there is room."""
@@ -258,28 +308,33 @@ class QdiscPanel(HoverTipsPanel):
         p.setFont(self._fonts["bold"])
         _text(p, rect, right | vcenter, rule)
 
-    def _draw_cpu(self, p: QPainter, box: Box, cpu: int, q: QdiscView) -> None:
+    def _draw_cpu(self, p: QPainter, box: Box, cpu: int, q: QdiscView, count: bool | None = None) -> None:
+        """A sender CPU's box: its colour strip, its role in words and how many packets it dequeued.
+        ``count`` False draws all but the count line, True that line alone (it changes more often)."""
         role, headline, detail = cpu_role(q, cpu)
         rect = _rect(box)
-        dequeuer = role == "dequeuer"
-        p.setPen(QPen(GOLD.darker(130) if dequeuer else palette.TEXT, 5 if dequeuer else 1.5))
-        p.setBrush(QBrush(QColor("#FFF6D0") if dequeuer else palette.BACKGROUND))
-        p.drawRoundedRect(rect, 6, 6)
-        p.fillRect(
-            QRectF(rect.x() + 4, rect.y() + 4, 6 if rect.width() < 150 else 14, rect.height() - 8),
-            palette.cpu_color(cpu),
-        )
+        if count is not True:
+            dequeuer = role == "dequeuer"
+            p.setPen(QPen(GOLD.darker(130) if dequeuer else palette.TEXT, 5 if dequeuer else 1.5))
+            p.setBrush(QBrush(QColor("#FFF6D0") if dequeuer else palette.BACKGROUND))
+            p.drawRoundedRect(rect, 6, 6)
+            p.fillRect(
+                QRectF(rect.x() + 4, rect.y() + 4, 6 if rect.width() < 150 else 14, rect.height() - 8),
+                palette.cpu_color(cpu),
+            )
         strip, token = (14.0, 22.0) if rect.width() < 150 else (28.0, 38.0)
         text = rect.adjusted(strip, 0, -token, 0)
         lines = [f"cpu{cpu} · {headline}", detail, f"{fmt_count(q.per_cpu_dequeued[cpu])} dequeued"]
-        p.setFont(self._fonts["bold"])
-        font_h = p.fontMetrics().height()
-        if p.fontMetrics().horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
+        bold = font_metrics(self._fonts["bold"])
+        font_h = bold.height()
+        if bold.horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
             lines = [f"cpu{cpu}", headline, lines[2]]
         lines = lines[: max(1, min(3, int(text.height() // font_h)))]
         line_h = max(min(21.0, text.height() / len(lines)), font_h)
         y0 = text.center().y() - line_h * len(lines) / 2
         for i, line in enumerate(lines):
+            if count is not None and (i == COUNT_LINE) != count:
+                continue
             headline_row = i == 0 or (i == 1 and lines[1] == headline)
             p.setFont(self._fonts["bold" if headline_row else "text"])
             spinning = role == "spinning" and headline_row
@@ -487,11 +542,15 @@ class QdiscPanel(HoverTipsPanel):
         """White gaps every block, so the fill reads as packets lined up towards the head."""
         p.setPen(QPen(palette.BACKGROUND, 1.5))
         right, edge = bar.right(), max(bar.right() - filled_px, bar.left())
+        top, bottom = bar.top() + 3, bar.bottom() - 3
+        gaps = []
         k = 1
         while right - k * block_px > edge + 0.5 and k < 400:
             xk = right - k * block_px
-            p.drawLine(QPointF(xk, bar.top() + 3), QPointF(xk, bar.bottom() - 3))
+            gaps.append(QLineF(xk, top, xk, bottom))
             k += 1
+        if gaps:
+            p.drawLines(gaps)  # one call for the whole row
 
     def _draw_device(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The device: its TX ring filling up, hatched red with a "stopped" sign when the ring is full."""
