@@ -88,6 +88,7 @@ def _text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None
 
 LABEL_H, COUNTS_H, MIN_BAR_H = 20.0, 18.0, 14.0
 COUNT_LINE = 2  # a CPU box's line of packets dequeued
+TOKEN_R = 17.0  # the RUNNING token's radius
 
 
 def band_parts(h: float) -> tuple[bool, bool]:
@@ -259,14 +260,18 @@ class QdiscPanel(HoverTipsPanel):
                 _grown(lay.reasons, 2),
                 self._reasons(lay, q),
             )
+        cx, cy = self.token_xy or token_target(lay, q.dequeuer_cpu)
+        token = QRectF(cx - TOKEN_R - 3, cy - TOKEN_R - 3, 2 * TOKEN_R + 6, 2 * TOKEN_R + 6)
+        self._parts.draw(p, "token", (cx, cy), token, lambda p_: self._draw_token(p_, (cx, cy)))
         self._parts.end_frame()
-        self._draw_token(p, self.token_xy or token_target(lay, q.dequeuer_cpu))
         p.end()
 
     def _draw_parts(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
-        """Every part but the counters and the token, each copied from a pixmap while what it shows (its
-        key: the box and the values it draws) is as in the previous frame (``gui.draw.layer_cache``).
-        Every repaint still draws them all, so a grab or a video frame shows the whole panel."""
+        """The parts that read the same most frames (the header, each CPU's box and role, the RUNNING
+        bit's slot, the bands, the funnel, the device's box) are copied from a pixmap while what they
+        show (the key: the box and the values drawn) is as in the previous frame (``gui.draw.layer_cache``);
+        what changes most frames (a CPU's count, the locks' holders, the TX ring) is drawn directly.
+        Every repaint still draws all of them, so a grab or a video frame shows the whole panel."""
         parts = self._parts
         header_key = (lay.header, q.kind, q.exit_rule, q.weight_p)
         parts.draw(p, "header", header_key, _grown(lay.header, 2), lambda p_: self._draw_header(p_, lay, q))
@@ -274,7 +279,7 @@ class QdiscPanel(HoverTipsPanel):
             draw_box = functools.partial(self._draw_cpu, box=box, cpu=cpu, q=q, count=False)
             parts.draw(p, ("cpu", cpu), (box, cpu, cpu_role(q, cpu)), _grown(box, 4), draw_box)
             self._draw_cpu(p, box, cpu, q, count=True)
-        self._draw_locks(p, lay, q)  # who holds and who spins: new nearly every frame
+        self._draw_locks(p, lay, q)
         for band, box in zip(q.bands, lay.bands, strict=False):
             parts.draw(
                 p,
@@ -350,6 +355,19 @@ class QdiscPanel(HoverTipsPanel):
             return
         x, y, w, h = lay.locks
         slot = QRectF(x, y, w, 62.0)
+        draw_slot = functools.partial(self._draw_slot, slot=slot, q=q)
+        self._parts.draw(p, "slot", (slot.getRect(), q.dequeuer_cpu), slot.adjusted(-2, -2, 2, 2), draw_slot)
+        root = [(q.root_lock_owner, "holds")] if q.root_lock_owner >= 0 else []
+        busy = [(q.busylock_owner, "holds")] if q.busylock_owner >= 0 else []
+        busy += [(cpu, f"#{i + 1} spins") for i, cpu in enumerate(busylock_line(q))]
+        root_rect = QRectF(x, slot.bottom() + 10, w, 56.0)
+        busy_rect = QRectF(x, root_rect.bottom() + 10, w, y + h - root_rect.bottom() - 10)
+        self._draw_lock(p, root_rect, "root lock", root)  # who holds and who spins: new most frames
+        self._draw_lock(p, busy_rect, "busylock", busy)
+
+    def _draw_slot(self, p: QPainter, slot: QRectF, q: QdiscView) -> None:
+        """The RUNNING bit's parking slot: who holds the bit, or "free" beside the parked token."""
+        x, y, w = slot.x(), slot.y(), slot.width()
         p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRoundedRect(slot, 6, 6)
@@ -365,14 +383,6 @@ class QdiscPanel(HoverTipsPanel):
             _text(p, QRectF(x, y + 28, w, 24), Qt.AlignmentFlag.AlignCenter, held)
         else:  # the token parks on the right of this slot
             _text(p, QRectF(x + 8, y + 28, w, 24), Qt.AlignmentFlag.AlignVCenter, "free")
-        root = [(q.root_lock_owner, "holds")] if q.root_lock_owner >= 0 else []
-        busy = [(q.busylock_owner, "holds")] if q.busylock_owner >= 0 else []
-        busy += [(cpu, f"#{i + 1} spins") for i, cpu in enumerate(busylock_line(q))]
-        root_rect = QRectF(x, slot.bottom() + 10, w, 56.0)
-        self._draw_lock(p, root_rect, "root lock", root)
-        self._draw_lock(
-            p, QRectF(x, root_rect.bottom() + 10, w, y + h - root_rect.bottom() - 10), "busylock", busy
-        )
 
     def _draw_locks_row(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """Narrow panel: three boxes in a strip, each a title and who holds or waits, in one line."""
@@ -556,26 +566,10 @@ class QdiscPanel(HoverTipsPanel):
         """The device: its TX ring filling up, hatched red with a "stopped" sign when the ring is full."""
         rect = _rect(lay.device)
         stopped = q.device_stopped
-        p.setPen(QPen(palette.VERMILLION if stopped else palette.TEXT, 3 if stopped else 1.5))
-        p.setBrush(QBrush(palette.BACKGROUND))
-        p.drawRoundedRect(rect, 6, 6)
-        if stopped:
-            p.fillRect(rect.adjusted(3, 3, -3, -3), QBrush(palette.VERMILLION, Qt.BrushStyle.BDiagPattern))
-        lines = [("bold", "dummy device" if q.device == "dummy" else "10G NIC")]
-        lines.append(("text", "TX ring" if q.tx_ring_size > 0 else "frees each"))
-        if q.tx_ring_size <= 0:
-            lines.append(("text", "packet at once"))
+        lines = self._device_lines(rect, q)
+        frame = functools.partial(self._draw_device_frame, rect=rect, stopped=stopped, lines=lines)
+        self._parts.draw(p, "device", (lay.device, stopped, tuple(lines)), _grown(lay.device, 3), frame)
         short = rect.height() < 150  # no room for the gauge: its reading, and the alarm, as lines
-        if short and q.tx_ring_size > 0:
-            lines.append(("text", f"{q.tx_ring_used}/{q.tx_ring_size}"))
-        if short and stopped:
-            lines.append(("bold", "STOPPED"))
-        fits = max(int((rect.height() - 6) // 22), 1)
-        if len(lines) > fits and len(lines) > 1:
-            del lines[1]  # "TX ring" goes first
-        for i, (font, text) in enumerate(lines[:fits]):
-            alarm = text == "STOPPED"
-            self._label(p, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font, alarm)
         if short or q.tx_ring_size <= 0:
             return
         gauge = QRectF(rect.center().x() - 18, rect.y() + 54, 36, rect.height() - 130)
@@ -598,6 +592,35 @@ class QdiscPanel(HoverTipsPanel):
         if stopped:
             for i, text in enumerate(("STOPPED", stopped_rings_text(q))):
                 self._label(p, QPointF(rect.center().x(), rect.bottom() - 42 + 20 * i), text, "bold", True)
+
+    def _device_lines(self, rect: QRectF, q: QdiscView) -> list[tuple[str, str]]:
+        """The device box's lines of words, (font, text), as many as its height holds."""
+        lines = [("bold", "dummy device" if q.device == "dummy" else "10G NIC")]
+        lines.append(("text", "TX ring" if q.tx_ring_size > 0 else "frees each"))
+        if q.tx_ring_size <= 0:
+            lines.append(("text", "packet at once"))
+        short = rect.height() < 150  # no room for the gauge: its reading, and the alarm, as lines
+        if short and q.tx_ring_size > 0:
+            lines.append(("text", f"{q.tx_ring_used}/{q.tx_ring_size}"))
+        if short and q.device_stopped:
+            lines.append(("bold", "STOPPED"))
+        fits = max(int((rect.height() - 6) // 22), 1)
+        if len(lines) > fits and len(lines) > 1:
+            del lines[1]  # "TX ring" goes first
+        return lines[:fits]
+
+    def _draw_device_frame(
+        self, p: QPainter, rect: QRectF, stopped: bool, lines: list[tuple[str, str]]
+    ) -> None:
+        """The device's box (hatched red when a ring is stopped) and its lines of words."""
+        p.setPen(QPen(palette.VERMILLION if stopped else palette.TEXT, 3 if stopped else 1.5))
+        p.setBrush(QBrush(palette.BACKGROUND))
+        p.drawRoundedRect(rect, 6, 6)
+        if stopped:
+            p.fillRect(rect.adjusted(3, 3, -3, -3), QBrush(palette.VERMILLION, Qt.BrushStyle.BDiagPattern))
+        for i, (font, text) in enumerate(lines):
+            alarm = text == "STOPPED"
+            self._label(p, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font, alarm)
 
     def _label(
         self, p: QPainter, center: QPointF, text: str, font: str = "text", alarm: bool = False
@@ -660,7 +683,7 @@ class QdiscPanel(HoverTipsPanel):
 
     def _draw_token(self, p: QPainter, xy: tuple[float, float]) -> None:
         """The RUNNING token: a gold coin with a crown, so nobody misses who dequeues."""
-        r = 17.0
+        r = TOKEN_R
         cx, cy = xy
         p.setPen(QPen(GOLD.darker(160), 2.5))
         p.setBrush(QBrush(GOLD))
