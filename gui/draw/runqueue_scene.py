@@ -157,15 +157,17 @@ class Chip:
         return r
 
 
+# A text of the scene: its rectangle, words, style (PLAIN, BOLD, TITLE), ink, alignment and background.
+SceneText = tuple[QRectF, str, int, QColor, Qt.AlignmentFlag, QColor | None]
+
+
 @dataclass
 class Scene:
     """What to paint, in paint order (boxes, lines, texts, chips), and where each chip and section is."""
 
     boxes: list[tuple[QRectF, QColor]] = field(default_factory=list)
     lines: list[tuple[QPointF, QPointF, QPen]] = field(default_factory=list)
-    texts: list[tuple[QRectF, str, int, QColor, Qt.AlignmentFlag, QColor | None]] = field(
-        default_factory=list
-    )
+    texts: list[SceneText] = field(default_factory=list)
     chips: list[Chip] = field(default_factory=list)
     rects: dict[tuple[int, int], QRectF] = field(default_factory=dict)  # (section, tid) -> chip
     footers: dict[int, QRectF] = field(default_factory=dict)  # section -> where its last yield is told

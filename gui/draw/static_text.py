@@ -4,9 +4,10 @@ drawing an already shaped ``QStaticText``).
 
 ``StaticTextPainter.drawText`` takes the two forms the panels use, a text in a rectangle with alignment
 flags and a text at a baseline point, and draws a cached ``QStaticText`` (keyed on the font and the
-words) at the place ``drawText`` would put it: the same glyphs at the same pixels. Anything else (several
-lines, word wrap, tabs, mnemonics, a text that does not fit its rectangle and would be clipped) goes to
-``QPainter.drawText`` unchanged.
+words) at the place ``drawText`` would put it: the same glyphs at the same pixels. A text taller or wider
+than its rectangle is clipped to it, as ``drawText`` clips it (a line of 15.1 px in a 15 px row is
+common). Anything else (several lines, word wrap, tabs, mnemonics) goes to ``QPainter.drawText``
+unchanged.
 """
 
 from __future__ import annotations
@@ -67,8 +68,6 @@ class StaticTextPainter(QPainter):
         if flags & ~_SIMPLE or not _plain(text):
             return False
         static, w, h, _ascent = _laid_out(self.font(), text)
-        if w > rect.width() or h > rect.height():  # drawText would clip it
-            return False
         x, y = rect.x(), rect.y()
         if flags & _RIGHT:
             x += rect.width() - w
@@ -78,7 +77,13 @@ class StaticTextPainter(QPainter):
             y += rect.height() - h
         elif flags & _VCENTER:
             y += (rect.height() - h) / 2
-        self.drawStaticText(QPointF(x, y), static)
+        if w > rect.width() or h > rect.height():  # drawText clips it to the rectangle: so do we
+            self.save()
+            self.setClipRect(rect, Qt.ClipOperation.IntersectClip)
+            self.drawStaticText(QPointF(x, y), static)
+            self.restore()
+        else:
+            self.drawStaticText(QPointF(x, y), static)
         return True
 
 

@@ -281,7 +281,7 @@ class CpuLanesPanel(HoverTipsPanel):
         and there are no more of them than lanes, they are left out: each lane's head names and colours
         the task it runs, and every segment wide enough says whose it is."""
         names = tuple(sorted(self._names.items()))
-        key: tuple[object, ...] = (self._yields_seen, names, self.lw(), len(self.lanes), self._font.key())
+        key: tuple[object, ...] = (self._yields_seen, names, self.lw(), len(self.lanes), self._font)
         if self._legend_cache is not None and self._legend_cache[0] == key:
             return self._legend_cache[1]  # the same words in the same width: the same flow (every frame)
         flowed = self._flow_legend()

@@ -107,13 +107,16 @@ class HeadlinePanel(SnapshotPanel):
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself
         self.tiles: list[Tile] = []
         self.caption = ""
+        self._shown_key: tuple[object, ...] | None = None  # what the tiles were made from
         self.apply_theme()
 
     def reset(self) -> None:
         self.tiles, self.caption = [], ""
+        self._shown_key = None
         self.update()
 
     def apply_theme(self) -> None:
+        self._shown_key = None  # the tiles' colours come from the palette
         self._label_font = _font(LABEL_PT)
         self._caption_font = _font(CAPTION_PT)
         self._fit_height()
@@ -150,6 +153,20 @@ class HeadlinePanel(SnapshotPanel):
     def show_snapshot(self, snapshot: Snapshot) -> None:
         rows = snapshot.series
         anchor = snapshot.series_anchor
+        # The figures change with a new sample or a new anchor (about one frame in three): the same
+        # last row, anchor, last toggle, traffic and tasks give the same tiles and caption.
+        key = (
+            len(rows),
+            rows[-1].tobytes() if len(rows) else b"",
+            anchor.tobytes() if anchor is not None else None,
+            snapshot.toggles[-1:],
+            snapshot.qdisc is not None,
+            bool(snapshot.settings.get("iperf.enabled")),
+            tuple((t.tid, t.name) for t in snapshot.tasks),
+        )
+        if key == self._shown_key:
+            return
+        self._shown_key = key
         figures = (
             interval_figures(snapshot.series_layout, anchor, rows[-1])
             if len(rows) and anchor is not None

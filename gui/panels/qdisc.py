@@ -10,7 +10,9 @@ ring. Below, ``tc -s``-style counters and why each dequeuer tenure ended. ``rend
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+import functools
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -25,6 +27,7 @@ from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
+from gui.draw.layer_cache import LayerCache
 from gui.draw.qdisc_geometry import (
     TOKEN_EASE,
     Box,
@@ -42,6 +45,7 @@ from gui.draw.qdisc_geometry import (
     stopped_rings_text,
     token_target,
 )
+from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from model.snapshot import BandView, QdiscView, Snapshot
 
@@ -60,6 +64,22 @@ def _rect(box: Box) -> QRectF:
     return QRectF(*box)
 
 
+def _grown(box: Box, margin: float) -> QRectF:
+    """``box`` with room around it for the outlines drawn on its edge."""
+    return QRectF(*box).adjusted(-margin, -margin, margin, margin)
+
+
+def _path_bounds(lay: QdiscLayout) -> QRectF:
+    """Where ``_draw_path`` draws: from the bands' heads to the device, the funnel, arrow and chip."""
+    x0 = lay.bands[0][0] + lay.bands[0][2] if lay.bands else lay.locks[0]
+    x1 = lay.device[0]
+    cy = lay.device[1] + lay.device[3] / 2
+    top = min([cy - 12, *(b[1] for b in lay.bands)])
+    bottom = max([cy + 62, *(b[1] + b[3] for b in lay.bands)])
+    left, right = min(x0, x1), max(x0, x1)
+    return QRectF(left - 6, top - 6, right - left + 12, bottom - top + 12)
+
+
 def _text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None:
     """Draw ``text`` in ``rect``, elided with "…" when it does not fit (small panels stay tidy)."""
     fitted = p.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, int(rect.width()))
@@ -67,6 +87,8 @@ def _text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None
 
 
 LABEL_H, COUNTS_H, MIN_BAR_H = 20.0, 18.0, 14.0
+COUNT_LINE = 2  # a CPU box's line of packets dequeued
+TOKEN_R = 17.0  # the RUNNING token's radius
 
 
 def band_parts(h: float) -> tuple[bool, bool]:
@@ -117,6 +139,7 @@ class QdiscPanel(HoverTipsPanel):
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.qdisc: QdiscView | None = None
         self.token_xy: tuple[float, float] | None = None
+        self._parts = LayerCache()  # the boxes, bands, locks and device while they read the same
         self._fonts = {
             "text": _font(11),
             "bold": _font(11, bold=True),
@@ -137,6 +160,7 @@ class QdiscPanel(HoverTipsPanel):
         self.update()
 
     def apply_theme(self) -> None:
+        self._parts.clear()
         if self.qdisc is not None:
             self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
         self.update()
@@ -226,19 +250,50 @@ class QdiscPanel(HoverTipsPanel):
             p.end()
             return
         lay = self._layout(q)
-        self._draw_header(p, lay, q)
-        for cpu, box in enumerate(lay.cpus):
-            self._draw_cpu(p, box, cpu, q)
+        self._draw_parts(p, lay, q)
+        if lay.footer:
+            self._draw_counters(p, lay.counters, q)  # new numbers nearly every frame: drawn directly
+            self._parts.draw(
+                p,
+                "reasons",
+                (lay.reasons, q.runs, q.exit_reasons),
+                _grown(lay.reasons, 2),
+                self._reasons(lay, q),
+            )
+        cx, cy = self.token_xy or token_target(lay, q.dequeuer_cpu)
+        token = QRectF(cx - TOKEN_R - 3, cy - TOKEN_R - 3, 2 * TOKEN_R + 6, 2 * TOKEN_R + 6)
+        self._parts.draw(p, "token", (cx, cy), token, lambda p_: self._draw_token(p_, (cx, cy)))
+        self._parts.end_frame()
+        p.end()
+
+    def _draw_parts(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
+        """The parts that read the same most frames (the header, each CPU's box and role, the RUNNING
+        bit's slot, the bands, the funnel, the device's box) are copied from a pixmap while what they
+        show (the key: the box and the values drawn) is as in the previous frame (``gui.draw.layer_cache``);
+        what changes most frames (a CPU's count, the locks' holders, the TX ring) is drawn directly.
+        Every repaint still draws all of them, so a grab or a video frame shows the whole panel."""
+        parts = self._parts
+        header_key = (lay.header, q.kind, q.exit_rule, q.weight_p)
+        parts.draw(p, "header", header_key, _grown(lay.header, 2), lambda p_: self._draw_header(p_, lay, q))
+        for cpu, box in enumerate(lay.cpus):  # the box and role; the count goes over it, drawn directly
+            draw_box = functools.partial(self._draw_cpu, box=box, cpu=cpu, q=q, count=False)
+            parts.draw(p, ("cpu", cpu), (box, cpu, cpu_role(q, cpu)), _grown(box, 4), draw_box)
+            self._draw_cpu(p, box, cpu, q, count=True)
         self._draw_locks(p, lay, q)
         for band, box in zip(q.bands, lay.bands, strict=False):
-            self._draw_band(p, box, band)
-        self._draw_path(p, lay, q)
-        self._draw_device(p, lay, q)
-        if lay.footer:
-            self._draw_counters(p, lay.counters, q)
-            self._draw_reasons(p, lay.reasons, q)
-        self._draw_token(p, self.token_xy or token_target(lay, q.dequeuer_cpu))
-        p.end()
+            parts.draw(
+                p,
+                ("band", band.band),
+                (box, band),
+                _grown(box, 3),
+                functools.partial(self._draw_band, box=box, band=band),
+            )
+        path_key = (lay.bands, lay.locks, lay.device, q.dequeuer_cpu)
+        parts.draw(p, "path", path_key, _path_bounds(lay), lambda p_: self._draw_path(p_, lay, q))
+        self._draw_device(p, lay, q)  # the TX ring's gauge and count: new nearly every frame
+
+    def _reasons(self, lay: QdiscLayout, q: QdiscView) -> functools.partial[None]:
+        return functools.partial(self._draw_reasons, box=lay.reasons, q=q)
 
     def _draw_header(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The exit rule in force on the right; the panel's title on the left when there is room."""
@@ -258,28 +313,33 @@ class QdiscPanel(HoverTipsPanel):
         p.setFont(self._fonts["bold"])
         _text(p, rect, right | vcenter, rule)
 
-    def _draw_cpu(self, p: QPainter, box: Box, cpu: int, q: QdiscView) -> None:
+    def _draw_cpu(self, p: QPainter, box: Box, cpu: int, q: QdiscView, count: bool | None = None) -> None:
+        """A sender CPU's box: its colour strip, its role in words and how many packets it dequeued.
+        ``count`` False draws all but the count line, True that line alone (it changes more often)."""
         role, headline, detail = cpu_role(q, cpu)
         rect = _rect(box)
-        dequeuer = role == "dequeuer"
-        p.setPen(QPen(GOLD.darker(130) if dequeuer else palette.TEXT, 5 if dequeuer else 1.5))
-        p.setBrush(QBrush(QColor("#FFF6D0") if dequeuer else palette.BACKGROUND))
-        p.drawRoundedRect(rect, 6, 6)
-        p.fillRect(
-            QRectF(rect.x() + 4, rect.y() + 4, 6 if rect.width() < 150 else 14, rect.height() - 8),
-            palette.cpu_color(cpu),
-        )
+        if count is not True:
+            dequeuer = role == "dequeuer"
+            p.setPen(QPen(GOLD.darker(130) if dequeuer else palette.TEXT, 5 if dequeuer else 1.5))
+            p.setBrush(QBrush(QColor("#FFF6D0") if dequeuer else palette.BACKGROUND))
+            p.drawRoundedRect(rect, 6, 6)
+            p.fillRect(
+                QRectF(rect.x() + 4, rect.y() + 4, 6 if rect.width() < 150 else 14, rect.height() - 8),
+                palette.cpu_color(cpu),
+            )
         strip, token = (14.0, 22.0) if rect.width() < 150 else (28.0, 38.0)
         text = rect.adjusted(strip, 0, -token, 0)
         lines = [f"cpu{cpu} · {headline}", detail, f"{fmt_count(q.per_cpu_dequeued[cpu])} dequeued"]
-        p.setFont(self._fonts["bold"])
-        font_h = p.fontMetrics().height()
-        if p.fontMetrics().horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
+        bold = font_metrics(self._fonts["bold"])
+        font_h = bold.height()
+        if bold.horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
             lines = [f"cpu{cpu}", headline, lines[2]]
         lines = lines[: max(1, min(3, int(text.height() // font_h)))]
         line_h = max(min(21.0, text.height() / len(lines)), font_h)
         y0 = text.center().y() - line_h * len(lines) / 2
         for i, line in enumerate(lines):
+            if count is not None and (i == COUNT_LINE) != count:
+                continue
             headline_row = i == 0 or (i == 1 and lines[1] == headline)
             p.setFont(self._fonts["bold" if headline_row else "text"])
             spinning = role == "spinning" and headline_row
@@ -295,6 +355,19 @@ class QdiscPanel(HoverTipsPanel):
             return
         x, y, w, h = lay.locks
         slot = QRectF(x, y, w, 62.0)
+        draw_slot = functools.partial(self._draw_slot, slot=slot, q=q)
+        self._parts.draw(p, "slot", (slot.getRect(), q.dequeuer_cpu), slot.adjusted(-2, -2, 2, 2), draw_slot)
+        root = [(q.root_lock_owner, "holds")] if q.root_lock_owner >= 0 else []
+        busy = [(q.busylock_owner, "holds")] if q.busylock_owner >= 0 else []
+        busy += [(cpu, f"#{i + 1} spins") for i, cpu in enumerate(busylock_line(q))]
+        root_rect = QRectF(x, slot.bottom() + 10, w, 56.0)
+        busy_rect = QRectF(x, root_rect.bottom() + 10, w, y + h - root_rect.bottom() - 10)
+        self._draw_lock(p, root_rect, "root lock", root)  # who holds and who spins: new most frames
+        self._draw_lock(p, busy_rect, "busylock", busy)
+
+    def _draw_slot(self, p: QPainter, slot: QRectF, q: QdiscView) -> None:
+        """The RUNNING bit's parking slot: who holds the bit, or "free" beside the parked token."""
+        x, y, w = slot.x(), slot.y(), slot.width()
         p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine))
         p.setBrush(Qt.BrushStyle.NoBrush)
         p.drawRoundedRect(slot, 6, 6)
@@ -310,14 +383,6 @@ class QdiscPanel(HoverTipsPanel):
             _text(p, QRectF(x, y + 28, w, 24), Qt.AlignmentFlag.AlignCenter, held)
         else:  # the token parks on the right of this slot
             _text(p, QRectF(x + 8, y + 28, w, 24), Qt.AlignmentFlag.AlignVCenter, "free")
-        root = [(q.root_lock_owner, "holds")] if q.root_lock_owner >= 0 else []
-        busy = [(q.busylock_owner, "holds")] if q.busylock_owner >= 0 else []
-        busy += [(cpu, f"#{i + 1} spins") for i, cpu in enumerate(busylock_line(q))]
-        root_rect = QRectF(x, slot.bottom() + 10, w, 56.0)
-        self._draw_lock(p, root_rect, "root lock", root)
-        self._draw_lock(
-            p, QRectF(x, root_rect.bottom() + 10, w, y + h - root_rect.bottom() - 10), "busylock", busy
-        )
 
     def _draw_locks_row(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """Narrow panel: three boxes in a strip, each a title and who holds or waits, in one line."""
@@ -487,36 +552,24 @@ class QdiscPanel(HoverTipsPanel):
         """White gaps every block, so the fill reads as packets lined up towards the head."""
         p.setPen(QPen(palette.BACKGROUND, 1.5))
         right, edge = bar.right(), max(bar.right() - filled_px, bar.left())
+        top, bottom = bar.top() + 3, bar.bottom() - 3
+        gaps = []
         k = 1
         while right - k * block_px > edge + 0.5 and k < 400:
             xk = right - k * block_px
-            p.drawLine(QPointF(xk, bar.top() + 3), QPointF(xk, bar.bottom() - 3))
+            gaps.append(QLineF(xk, top, xk, bottom))
             k += 1
+        if gaps:
+            p.drawLines(gaps)  # one call for the whole row
 
     def _draw_device(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The device: its TX ring filling up, hatched red with a "stopped" sign when the ring is full."""
         rect = _rect(lay.device)
         stopped = q.device_stopped
-        p.setPen(QPen(palette.VERMILLION if stopped else palette.TEXT, 3 if stopped else 1.5))
-        p.setBrush(QBrush(palette.BACKGROUND))
-        p.drawRoundedRect(rect, 6, 6)
-        if stopped:
-            p.fillRect(rect.adjusted(3, 3, -3, -3), QBrush(palette.VERMILLION, Qt.BrushStyle.BDiagPattern))
-        lines = [("bold", "dummy device" if q.device == "dummy" else "10G NIC")]
-        lines.append(("text", "TX ring" if q.tx_ring_size > 0 else "frees each"))
-        if q.tx_ring_size <= 0:
-            lines.append(("text", "packet at once"))
+        lines = self._device_lines(rect, q)
+        frame = functools.partial(self._draw_device_frame, rect=rect, stopped=stopped, lines=lines)
+        self._parts.draw(p, "device", (lay.device, stopped, tuple(lines)), _grown(lay.device, 3), frame)
         short = rect.height() < 150  # no room for the gauge: its reading, and the alarm, as lines
-        if short and q.tx_ring_size > 0:
-            lines.append(("text", f"{q.tx_ring_used}/{q.tx_ring_size}"))
-        if short and stopped:
-            lines.append(("bold", "STOPPED"))
-        fits = max(int((rect.height() - 6) // 22), 1)
-        if len(lines) > fits and len(lines) > 1:
-            del lines[1]  # "TX ring" goes first
-        for i, (font, text) in enumerate(lines[:fits]):
-            alarm = text == "STOPPED"
-            self._label(p, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font, alarm)
         if short or q.tx_ring_size <= 0:
             return
         gauge = QRectF(rect.center().x() - 18, rect.y() + 54, 36, rect.height() - 130)
@@ -539,6 +592,35 @@ class QdiscPanel(HoverTipsPanel):
         if stopped:
             for i, text in enumerate(("STOPPED", stopped_rings_text(q))):
                 self._label(p, QPointF(rect.center().x(), rect.bottom() - 42 + 20 * i), text, "bold", True)
+
+    def _device_lines(self, rect: QRectF, q: QdiscView) -> list[tuple[str, str]]:
+        """The device box's lines of words, (font, text), as many as its height holds."""
+        lines = [("bold", "dummy device" if q.device == "dummy" else "10G NIC")]
+        lines.append(("text", "TX ring" if q.tx_ring_size > 0 else "frees each"))
+        if q.tx_ring_size <= 0:
+            lines.append(("text", "packet at once"))
+        short = rect.height() < 150  # no room for the gauge: its reading, and the alarm, as lines
+        if short and q.tx_ring_size > 0:
+            lines.append(("text", f"{q.tx_ring_used}/{q.tx_ring_size}"))
+        if short and q.device_stopped:
+            lines.append(("bold", "STOPPED"))
+        fits = max(int((rect.height() - 6) // 22), 1)
+        if len(lines) > fits and len(lines) > 1:
+            del lines[1]  # "TX ring" goes first
+        return lines[:fits]
+
+    def _draw_device_frame(
+        self, p: QPainter, rect: QRectF, stopped: bool, lines: list[tuple[str, str]]
+    ) -> None:
+        """The device's box (hatched red when a ring is stopped) and its lines of words."""
+        p.setPen(QPen(palette.VERMILLION if stopped else palette.TEXT, 3 if stopped else 1.5))
+        p.setBrush(QBrush(palette.BACKGROUND))
+        p.drawRoundedRect(rect, 6, 6)
+        if stopped:
+            p.fillRect(rect.adjusted(3, 3, -3, -3), QBrush(palette.VERMILLION, Qt.BrushStyle.BDiagPattern))
+        for i, (font, text) in enumerate(lines):
+            alarm = text == "STOPPED"
+            self._label(p, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font, alarm)
 
     def _label(
         self, p: QPainter, center: QPointF, text: str, font: str = "text", alarm: bool = False
@@ -601,7 +683,7 @@ class QdiscPanel(HoverTipsPanel):
 
     def _draw_token(self, p: QPainter, xy: tuple[float, float]) -> None:
         """The RUNNING token: a gold coin with a crown, so nobody misses who dequeues."""
-        r = 17.0
+        r = TOKEN_R
         cx, cy = xy
         p.setPen(QPen(GOLD.darker(160), 2.5))
         p.setBrush(QBrush(GOLD))

@@ -12,6 +12,7 @@ frames, the panel has no timer.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -33,8 +34,9 @@ from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_control, free_spot
+from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
-from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene
+from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText
 from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from gui.panels.cpu_lanes import code_brush, text_on
@@ -89,6 +91,7 @@ class RunqueuePanel(HoverTipsPanel):
         self._fonts = [QFont(family, 11), QFont(family, 11), QFont(family, 13)]
         self._fonts[BOLD].setBold(True)
         self._fonts[TITLE].setBold(True)
+        self._parts = LayerCache()  # the texts of several lines (``paintEvent``)
         self.reset()
 
     def reset(self) -> None:
@@ -134,6 +137,7 @@ class RunqueuePanel(HoverTipsPanel):
         return QSize(1000, 60 + 240 * max(len(self._sections()), 1))
 
     def apply_theme(self) -> None:
+        self._parts.clear()
         for ld in self.landings.values():  # laid out anew: keep the words, drop the marks
             ld.from_rect = ld.to_rect = None
         self._relayout()
@@ -235,12 +239,15 @@ class RunqueuePanel(HoverTipsPanel):
             p.setPen(pen)
             p.drawLine(a, b)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)  # chips, tags and arrows are round
-        for rect, s, style, color, align, bg in self.scene.texts:
-            if bg is not None:
-                p.fillRect(rect, bg)
-            p.setFont(self._fonts[style])
-            p.setPen(color)
-            p.drawText(rect, align, s)
+        for text in self.scene.texts:
+            if "\n" in text[1]:  # laid out anew by every drawText: copied while it reads the same
+                rect, s, style, color, align, bg = text
+                key = (rect.getRect(), s, style, color.rgba(), int(align), bg.rgba() if bg else None)
+                self._parts.draw(
+                    p, ("text", rect.getRect()), key, rect, functools.partial(self._paint_text, text=text)
+                )
+            else:
+                self._paint_text(p, text)
         for chip in self.scene.chips:
             self._paint_chip(p, chip)
         fm = font_metrics(self._fonts[BOLD])
@@ -257,7 +264,16 @@ class RunqueuePanel(HoverTipsPanel):
             words = "last " + last.text if last else "no sched_yield() seen yet"
             elided = font_metrics(p.font()).elidedText(words, Qt.TextElideMode.ElideRight, int(rect.width()))
             p.drawText(rect, ALIGN_LEFT, elided)
+        self._parts.end_frame()
         p.end()
+
+    def _paint_text(self, p: QPainter, text: SceneText) -> None:
+        rect, s, style, color, align, bg = text
+        if bg is not None:
+            p.fillRect(rect, bg)
+        p.setFont(self._fonts[style])
+        p.setPen(color)
+        p.drawText(rect, align, s)
 
     def _paint_chip(self, p: QPainter, chip: Chip) -> None:
         pen = QPen(palette.TEXT, 3 if chip.running else 1)
