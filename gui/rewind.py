@@ -36,7 +36,7 @@ MAX_SPACING_NS = SPACING_BASE_NS << 14  # about two minutes
 INITIAL_SPACING_NS = SPACING_BASE_NS << 7  # 1 s, until the model's speed is measured
 # The rungs' memory: a rung of the 2011 story is about 50 KB (its trace records packed), one of the 2007
 # story about 30 KB; 40 MB give the 2011 story a rung every 15.6 ms over a 10 s recording.
-RUNG_BUDGET_BYTES = 40_000_000
+RUNG_BUDGET_BYTES = 64_000_000
 MAX_RUNGS = 1024  # whatever their size: the ladder's bookkeeping is linear in its length
 # At least this many rungs over the recording, down to a rung every ``DENSE_SPACING_NS``: the measured speed
 # is a guess (a live setting can slow a story several times), and a copy costs a few ms.
@@ -239,7 +239,8 @@ class Rewinder:
 
     def land(self, target_ns: int, live: Instance) -> Instance:
         """An instance at ``target_ns`` (clamped to the recording), to be the live run: the live run
-        itself when it is not past it, or a copy of the nearest rung at or before it, replayed forward."""
+        itself when it is not past it, or a copy of the nearest rung at or before it, replayed forward
+        (then ``live`` is done with: its trace is released)."""
         target = max(0, min(target_ns, self.reach_ns))
         below = [t for t in self.rungs if t <= target]
         rung = max(below, default=-1)
@@ -249,6 +250,8 @@ class Rewinder:
             chosen = self._copy(self.rungs[rung])
         else:
             chosen = self.fresh()
+        if chosen is not live:
+            live.sim.release()  # the caller's live run is replaced: its trace goes at once
         self.replay(chosen, target)
         chosen.sim.rehand_events()  # the window forgets its history at a landing: this is its recent past
         return chosen
@@ -287,5 +290,6 @@ class Rewinder:
             top, inst = self._refill
             if not self.replay(inst, top, deadline):
                 return True
+            inst.sim.release()
             self._refill = None
         return self.pending()

@@ -335,6 +335,13 @@ class Simulation:
         handed out already too: a window that lands on this run draws its recent past from them."""
         self.machine.trace.rehand()
 
+    def release(self) -> None:
+        """This run is done with (a landing replaced it): its trace records go now, freed as their count
+        drops, where the run itself, a graph of objects that refer to each other, waits for a full
+        garbage collection; thousands of records there would make those collections come sooner and
+        take longer. The run's counters and state stay as they were."""
+        self.machine.trace.clear()
+
     def settings(self) -> Mapping[str, Value]:
         """Every effective dotted key: the scenario's, with the live settings as set now (read-only)."""
         return self._settings_view

@@ -128,6 +128,12 @@ class TraceLog:
         self._read = 0
         return len(self.packed)
 
+    def clear(self) -> None:
+        """Let every record go (the run is done with)."""
+        self.records.clear()
+        self.packed = b""
+        self._read = 0
+
     def packed_records(self) -> list[TraceRecord]:
         return unpack_records(self.packed) if self.packed else []
 
