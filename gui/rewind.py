@@ -11,9 +11,10 @@ below the first rung) is replayed forward to T and becomes the live run; the run
 landing. ``work(budget_s)`` fills the rungs a finer spacing leaves missing, within a wall-time budget that
 the playback grants between frames (no threads): one replay from the rung below the lowest hole parks
 every missing rung on its way. The spacing follows the measured speed of the model so that a landing
-replays at most ``LANDING_BUDGET_S`` of wall time, half the 0.3 s a landing may take (the copy and the
-snapshot take the rest): the 2011 story gets a rung every 15.6 ms (it runs about 0.15 simulated s per
-wall s compiled), the 2007 story every second or two. The rungs hold at most ``RUNG_BUDGET_BYTES`` (each
+replays at most ``LANDING_BUDGET_S`` of wall time, a third of the 0.3 s a landing may take (the copy, the
+unpacked trace, the snapshot, and a stretch that runs slower than the speed measured take the rest): the
+2011 story gets a rung every 15.6 ms (it runs about 0.15 simulated s per wall s compiled), the 2007 story
+every second or two. The rungs hold at most ``RUNG_BUDGET_BYTES`` (each
 rung's size is measured as it is copied: its own objects and its packed recent trace), ``MAX_RUNGS`` at
 most: a longer recording doubles the spacing, which keeps every other rung, so memory stays bounded. A
 new live setting after a landing starts a new branch: the recorded settings after that instant, and the
@@ -30,7 +31,7 @@ from model.simulation import SetTunable, Simulation
 from model.snapshot import Snapshot
 from model.stops import StopRule
 
-LANDING_BUDGET_S = 0.15  # wall time a landing may spend replaying from its rung
+LANDING_BUDGET_S = 0.1  # wall time a landing may spend replaying from its rung
 SPACING_BASE_NS = 7_812_500  # rung spacings are this (1/128 s) times a power of two
 MAX_SPACING_NS = SPACING_BASE_NS << 14  # about two minutes
 INITIAL_SPACING_NS = SPACING_BASE_NS << 7  # 1 s, until the model's speed is measured

@@ -4,8 +4,8 @@ recorded run takes (the scrubber, Back one second, Back one event), in wall time
 Each story is played to ``--seconds`` of simulated time (10: a lesson's stretch) as the window does,
 with a toggle of its live setting half-way (so that landings replay a recorded setting), and the
 recording's checkpoints are parked as the run passes them and refilled as the idle timer would (the
-columns say what that cost: playing the run, refilling, the rungs and their spacing, one copy's wall time,
-and the process's resident memory after recording). Then the playback lands at ``--points``
+columns say what that cost: playing the run, refilling, the rungs, their spacing and memory, one copy's
+wall time, and the process's resident memory after recording). Then the playback lands at ``--points``
 instants spread over the run, each just before a rung (the longest replay) and in between, in an order
 that jumps back and forth, with ``REFILL_S`` of refilling between two landings; each landing builds
 the snapshot the window would show. Target: at most
@@ -39,6 +39,7 @@ class Recording:
     spacing_ms: float = 0.0
     copies: int = 0
     copy_ms: float = 0.0  # mean wall time of one copy (a parked rung, or a landing's copy of one)
+    rungs_mb: float = 0.0  # the rungs' memory, as measured when they were parked
     rss_mb: float = 0.0
 
 
@@ -63,6 +64,7 @@ def bench(story: str, seconds: float, points: int) -> tuple[list[float], Recordi
     rec.refill_s = time.perf_counter() - start
     rw = pb.rewinder
     rec.rungs, rec.spacing_ms, rec.rss_mb = len(rw.rungs), rw.spacing_ns / 1e6, rss_mb()
+    rec.rungs_mb = rw.rung_bytes / 1e6
     spacing = rw.spacing_ns
     rng = random.Random(1)
     targets = [max(r - 1_000_000, 0) for r in range(spacing, end_ns, spacing)]  # just before each rung
@@ -127,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"landing anywhere in a {args.seconds:g} s recording, {args.points} landings per story")
     print(
         f"{'story':22s} {'p50 s':>7s} {'p95 s':>7s} {'max s':>7s} {'play s':>7s} {'refill s':>8s} "
-        f"{'rungs':>5s} {'every ms':>8s} {'copy ms':>7s} {'RSS MB':>7s}"
+        f"{'rungs':>5s} {'every ms':>8s} {'rung MB':>7s} {'copy ms':>7s} {'RSS MB':>7s}"
     )
     worst = 0.0
     for story in args.stories or builtin_names():
@@ -137,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         worst = max(worst, times[-1])
         print(
             f"{story:22s} {p50:7.3f} {p95:7.3f} {times[-1]:7.3f} {rec.play_s:7.1f} {rec.refill_s:8.2f} "
-            f"{rec.rungs:5d} {rec.spacing_ms:8.1f} {rec.copy_ms:7.1f} {rec.rss_mb:7.0f}",
+            f"{rec.rungs:5d} {rec.spacing_ms:8.1f} {rec.rungs_mb:7.1f} {rec.copy_ms:7.1f} {rec.rss_mb:7.0f}",
             flush=True,
         )
     print(f"target: every landing <= {TARGET_S:g} s: {'met' if worst <= TARGET_S else 'MISSED'}")
