@@ -109,21 +109,18 @@ class Rewinder:
     def fresh(self) -> Instance:
         return Instance(self._build())
 
-    def _copy(self, inst: Instance) -> Instance:
+    def _copy(self, inst: Instance, park: bool = False) -> Instance:
+        """A copy of ``inst`` to run on, or (``park``) a rung: keeping only its recent trace, packed, and
+        its size."""
         start = self._clock()
-        twin = Instance(inst.sim.fork(), inst.applied)
+        if park:
+            sim, size = inst.sim.checkpoint(RUNG_EVENTS)
+        else:
+            sim, size = inst.sim.fork(), 0
+        twin = Instance(sim, inst.applied, size)
         self.copies += 1
         self.copy_s += self._clock() - start
         return twin
-
-    def _park(self, inst: Instance) -> Instance:
-        """A rung: a copy of ``inst`` keeping only its recent trace, packed, and its size."""
-        start = self._clock()
-        sim, size = inst.sim.checkpoint(RUNG_EVENTS)
-        rung = Instance(sim, inst.applied, size)
-        self.copies += 1
-        self.copy_s += self._clock() - start
-        return rung
 
     @property
     def rung_bytes(self) -> int:
@@ -205,7 +202,7 @@ class Rewinder:
                 return True
             spacing = self.spacing_ns  # the run may have changed the measured speed, and the ladder
             if stop == rung and rung % spacing == 0 and rung not in self.rungs:
-                self.rungs[rung] = self._park(inst)
+                self.rungs[rung] = self._copy(inst, park=True)
                 self._respace()  # the rungs' measured size bounds how many there may be
             if stop == t_ns:
                 return False

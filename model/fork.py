@@ -27,23 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from model.snapshot import (
-    CommandRecord,
-    IrqRecord,
-    SwitchRecord,
-    TenureRecord,
-    WakeRecord,
-    YieldOutcome,
-    YieldRecord,
-)
+from model.snapshot import TRACE_RECORD_TYPES, YieldOutcome
 
 _ATOMIC: frozenset[type] = frozenset(
     {type(None), bool, int, float, complex, str, bytes, range, type, types.ModuleType, type(Ellipsis)}
 )
 # The trace's records: read-only values of read-only values (a long run keeps thousands), shared.
-SHARED_TYPES: frozenset[type] = frozenset(
-    {SwitchRecord, WakeRecord, IrqRecord, YieldRecord, YieldOutcome, CommandRecord, TenureRecord}
-)
+SHARED_TYPES: frozenset[type] = frozenset({*TRACE_RECORD_TYPES, YieldOutcome})
 
 
 def _is_frozen_dataclass(cls: type) -> bool:

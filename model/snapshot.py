@@ -168,6 +168,8 @@ class TenureRecord:
 
 
 TraceRecord = SwitchRecord | WakeRecord | IrqRecord | YieldRecord | CommandRecord | TenureRecord
+# The same kinds as a tuple, in this order, for the code that handles every kind (packing, copying).
+TRACE_RECORD_TYPES: Final = (SwitchRecord, WakeRecord, IrqRecord, YieldRecord, CommandRecord, TenureRecord)
 
 # ---- run queues: one view type per policy family, as the policy keeps its queue ------------------------
 # Every entry says whether it is running and whether the policy would pick it if its CPU rescheduled

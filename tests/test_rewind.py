@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import get_args
 
 import pytest
 
@@ -14,11 +15,13 @@ from model.machine.trace import pack_records, unpack_records
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
 from model.snapshot import (
+    TRACE_RECORD_TYPES,
     YIELD_ALONE,
     CommandRecord,
     IrqRecord,
     SwitchRecord,
     TenureRecord,
+    TraceRecord,
     WakeRecord,
     YieldOutcome,
     YieldRecord,
@@ -201,6 +204,7 @@ def test_packed_records_come_back_equal_and_in_order() -> None:
         CommandRecord(6, -1, "sched.compat_yield", 1),
         TenureRecord(7, 2, 40_000, 64, "quota", "ksoftirqd"),
     ]
+    assert set(get_args(TraceRecord)) == set(TRACE_RECORD_TYPES) == {type(r) for r in records}
     back = unpack_records(pack_records(records))
     assert back == records
     assert [type(r) for r in back] == [type(r) for r in records]

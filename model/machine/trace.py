@@ -15,23 +15,14 @@ from operator import attrgetter
 from typing import Any, Final
 
 from model.copyable import mypyc_attr
-from model.snapshot import (
-    CommandRecord,
-    IrqRecord,
-    SwitchRecord,
-    TenureRecord,
-    TraceRecord,
-    WakeRecord,
-    YieldOutcome,
-    YieldRecord,
-)
+from model.snapshot import TRACE_RECORD_TYPES, TraceRecord, YieldOutcome, YieldRecord
 
 TRACE_LIMIT: Final = 20_000  # recent trace records kept for snapshots when nobody drains them
 
 # ---- packed records: a checkpoint's recent past in a few bytes each ----------------------------------
 # A record is a Python object of some 150-300 bytes (its ints are objects too); a checkpoint keeps
 # thousands. Packed, each becomes a tuple of its fields in one pickled, deflated blob: 3 to 4 bytes.
-_RECORD_TYPES: Final = (SwitchRecord, WakeRecord, IrqRecord, YieldRecord, CommandRecord, TenureRecord)
+_RECORD_TYPES: Final = TRACE_RECORD_TYPES
 _KIND: Final = {cls: i for i, cls in enumerate(_RECORD_TYPES)}
 _GETTERS: Final = [attrgetter(*(f.name for f in fields(cls))) for cls in _RECORD_TYPES]
 _YIELD: Final = _KIND[YieldRecord]
