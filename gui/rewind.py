@@ -3,22 +3,23 @@
 The model is deterministic: the same scenario and seed, with the same live settings applied at the same
 simulated instants, give the same run, and ``advance(a); advance(b)`` is ``advance(a + b)``. So any instant of
 a recording (its live settings, ``Command``s, in time order) can be rebuilt by replaying from an earlier state
-of the same run. The checkpoints ("rungs") are copies of the run (``Simulation.fork``) parked at multiples of
-a spacing: whenever a run of the recording (the live run, or a replay) passes a rung instant that has no rung,
-it parks a copy of itself there, so a rung costs one copy and no replay of its own. To land at T, the live
-run itself, when it is not past T, or else a copy of the rung nearest at or before T (a fresh Simulation
-below the first rung) is replayed forward to T and becomes the live run; the rung stays, for the next
-landing. ``work(budget_s)`` fills the rungs a finer spacing leaves missing, within a wall-time budget that
-the playback grants between frames (no threads): one replay from the rung below the lowest hole parks
-every missing rung on its way. The spacing follows the measured speed of the model so that a landing
-replays at most ``LANDING_BUDGET_S`` of wall time, a third of the 0.3 s a landing may take (the copy, the
-unpacked trace, the snapshot, and a stretch that runs slower than the speed measured take the rest): the
-2011 story gets a rung every 15.6 ms (it runs about 0.15 simulated s per wall s compiled), the 2007 story
-every second or two. The rungs hold at most ``RUNG_BUDGET_BYTES`` (each
-rung's size is measured as it is copied: its own objects and its packed recent trace), ``MAX_RUNGS`` at
-most: a longer recording doubles the spacing, which keeps every other rung, so memory stays bounded. A
-new live setting after a landing starts a new branch: the recorded settings after that instant, and the
-rungs past it, go.
+of the same run. The checkpoints ("rungs") are the run's state parked (``Simulation.checkpoint``: one
+compressed blob, which the garbage collector need not walk) at multiples of a spacing: whenever a run of the
+recording (the live run, or a replay) passes a rung instant that has no rung, it parks itself there, so a
+rung costs one pickling and no replay of its own. To land at T, the live run itself, when it is not past T,
+or else a run made of the rung nearest at or before T (``Simulation.resume``; a fresh Simulation below the
+first rung) is replayed forward to T and becomes the live run; the rung stays, for the next landing.
+
+``work(budget_s)`` fills the rungs a finer spacing leaves missing, within a wall-time budget that the
+playback grants between frames (no threads): one replay from the rung below the lowest hole parks every
+missing rung on its way. The spacing follows the measured speed of the model so that a landing replays at
+most ``LANDING_BUDGET_S`` of wall time, a third of the 0.3 s a landing may take (the resume, the unpacked
+trace, the snapshot, and a stretch that runs slower than the speed measured take the rest): the 2011 story
+gets a rung every 15.6 to 31 ms (it runs about 0.15 simulated s per wall s compiled), the 2007 story every
+second or two. The rungs hold at most ``RUNG_BUDGET_BYTES`` (a rung's size is its blob's: the state
+pickled, its recent trace packed), ``MAX_RUNGS`` at most: a longer recording doubles the spacing, which keeps
+every other rung, so memory stays bounded. A new live setting after a landing starts a new branch: the
+recorded settings after that instant, and the rungs past it, go.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from model.fork import Parked
 from model.simulation import SetTunable, Simulation
 from model.snapshot import Snapshot
 from model.stops import StopRule
@@ -35,8 +37,8 @@ LANDING_BUDGET_S = 0.1  # wall time a landing may spend replaying from its rung
 SPACING_BASE_NS = 7_812_500  # rung spacings are this (1/128 s) times a power of two
 MAX_SPACING_NS = SPACING_BASE_NS << 14  # about two minutes
 INITIAL_SPACING_NS = SPACING_BASE_NS << 7  # 1 s, until the model's speed is measured
-# The rungs' memory: a rung of the 2011 story is about 50 KB (its trace records packed), one of the 2007
-# story about 30 KB; 40 MB give the 2011 story a rung every 15.6 ms over a 10 s recording.
+# The rungs' memory: a rung of the 2011 story is about 30 KB, one of the 2007 story about 20 KB (most of
+# it the packed trace); 64 MB give any story a rung as often as its landings need over a 10 s recording.
 RUNG_BUDGET_BYTES = 64_000_000
 MAX_RUNGS = 1024  # whatever their size: the ladder's bookkeeping is linear in its length
 # At least this many rungs over the recording, down to a rung every ``DENSE_SPACING_NS``: the measured speed
@@ -64,11 +66,27 @@ class Instance:
 
     sim: Simulation
     applied: int = 0
-    size: int = 0  # bytes of its own, for a parked rung (measured as it was copied)
 
     @property
     def t_ns(self) -> int:
         return self.sim.now_ns
+
+
+@dataclass(frozen=True, slots=True)
+class Rung:
+    """A checkpoint: an instance of the recording parked at ``t_ns``, never run itself."""
+
+    t_ns: int
+    applied: int
+    parked: Parked
+
+    @property
+    def size(self) -> int:
+        return self.parked.size
+
+    def resume(self) -> Instance:
+        """A run of the recording from here, independent of the rung and of every other run of it."""
+        return Instance(Simulation.resume(self.parked), self.applied)
 
 
 def spacing_for(rate_ns_per_s: float, reach_ns: int, max_rungs: int = MAX_RUNGS) -> int:
@@ -101,30 +119,34 @@ class Rewinder:
         self.reach_ns = 0
         self.rate_ns_per_s: float | None = None  # replay speed, measured
         self.spacing_ns = spacing_ns or INITIAL_SPACING_NS
-        self.rungs: dict[int, Instance] = {}  # by time: parked copies, never run themselves
-        self.copies = 0  # rungs parked and landings copied, for the benchmarks
-        self.copy_s = 0.0  # wall time those copies took
+        self.rungs: dict[int, Rung] = {}  # by time
+        self.copies = 0  # rungs parked and runs resumed from them, for the benchmarks
+        self.copy_s = 0.0  # wall time those took
         self._refill: tuple[int, Instance] | None = None  # (the highest missing rung, the replay on its way)
 
     def fresh(self) -> Instance:
         return Instance(self._build())
 
-    def _copy(self, inst: Instance, park: bool = False) -> Instance:
-        """A copy of ``inst`` to run on, or (``park``) a rung: keeping only its recent trace, packed, and
-        its size."""
+    def _park(self, inst: Instance) -> Rung:
+        """``inst`` now, as a rung (its recent trace packed)."""
         start = self._clock()
-        if park:
-            sim, size = inst.sim.checkpoint(RUNG_EVENTS)
-        else:
-            sim, size = inst.sim.fork(), 0
-        twin = Instance(sim, inst.applied, size)
+        rung = Rung(inst.t_ns, inst.applied, inst.sim.checkpoint(RUNG_EVENTS))
+        self._count_copy(start)
+        return rung
+
+    def _resume(self, rung: Rung) -> Instance:
+        start = self._clock()
+        inst = rung.resume()
+        self._count_copy(start)
+        return inst
+
+    def _count_copy(self, start: float) -> None:
         self.copies += 1
         self.copy_s += self._clock() - start
-        return twin
 
     @property
     def rung_bytes(self) -> int:
-        """The memory the rungs hold, as measured when they were copied."""
+        """The memory the rungs hold: their blobs' bytes."""
         return sum(r.size for r in self.rungs.values())
 
     def max_rungs(self) -> int:
@@ -202,7 +224,7 @@ class Rewinder:
                 return True
             spacing = self.spacing_ns  # the run may have changed the measured speed, and the ladder
             if stop == rung and rung % spacing == 0 and rung not in self.rungs:
-                self.rungs[rung] = self._copy(inst, park=True)
+                self.rungs[rung] = self._park(inst)
                 self._respace()  # the rungs' measured size bounds how many there may be
             if stop == t_ns:
                 return False
@@ -237,7 +259,7 @@ class Rewinder:
 
     def land(self, target_ns: int, live: Instance) -> Instance:
         """An instance at ``target_ns`` (clamped to the recording), to be the live run: the live run
-        itself when it is not past it, or a copy of the nearest rung at or before it, replayed forward
+        itself when it is not past it, or a run of the nearest rung at or before it, replayed forward
         (then ``live`` is done with: its trace is released)."""
         target = max(0, min(target_ns, self.reach_ns))
         below = [t for t in self.rungs if t <= target]
@@ -245,7 +267,7 @@ class Rewinder:
         if live.t_ns <= target and live.t_ns >= rung:
             chosen = live
         elif rung >= 0:
-            chosen = self._copy(self.rungs[rung])
+            chosen = self._resume(self.rungs[rung])
         else:
             chosen = self.fresh()
         if chosen is not live:
@@ -283,7 +305,7 @@ class Rewinder:
                 if not due:
                     return False
                 below = [t for t in self.rungs if t < due[0]]
-                source = self._copy(self.rungs[max(below)]) if below else self.fresh()
+                source = self._resume(self.rungs[max(below)]) if below else self.fresh()
                 self._refill = (due[-1], source)
             top, inst = self._refill
             if not self.replay(inst, top, deadline):

@@ -15,14 +15,25 @@ cannot change are shared rather than copied: numbers, strings, types, enums, and
 long run's state. A class may copy itself (``fork_with(copy)``: the series share the rows sampled so
 far). A dict or a list is rebuilt in its own order, so iteration, and with it the run,
 follows the original's.
+
+A copy to keep rather than to run (a window's checkpoint) is parked instead: ``park(obj)`` pickles the
+state into one compressed blob (``Parked``), a few objects where a copy is hundreds, so that a ladder of
+hundreds of checkpoints adds little for the garbage collector to walk; ``unpark`` makes a run of it, as
+often as asked. The same values are shared (by reference, outside the blob), and so are long tables of
+numbers, read-only arrays (the series' rows) and frozen dataclasses of values (the scenario); classes
+with a reduction of their own (``reducers``) say what else a parked state may leave out or share.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import sys
+import io
+import pickle
 import types
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,26 +61,10 @@ def fork_state(obj: Any) -> Any:
     return _Copier().copy(obj)
 
 
-def fork_state_sized(obj: Any) -> tuple[Any, int]:
-    """``fork_state(obj)`` and about how many bytes the copy made (what it shares with ``obj`` aside):
-    the sum of each new object's ``sys.getsizeof``, a numpy array's data included."""
-    copier = _Copier()
-    twin = copier.copy(obj)
-    return twin, copier.made_bytes()
-
-
 class _Copier:
     def __init__(self) -> None:
         self.memo: dict[int, Any] = {}
         self.keep: list[Any] = []  # every original seen, alive until the copy ends: ids stay unique
-        self.passing: set[int] = set()  # copies only handed to ``__setstate__``: not part of the twin
-
-    def made_bytes(self) -> int:
-        """The size of the objects this copy made and the twin holds (an object shared maps to itself
-        in ``memo``; a pickled state, copied to be set on the twin, is not held)."""
-        return sum(
-            sys.getsizeof(y) for key, y in self.memo.items() if id(y) != key and id(y) not in self.passing
-        )
 
     def copy(self, x: Any) -> Any:
         cls = type(x)
@@ -159,9 +154,6 @@ class _Copier:
         self.memo[key] = y
         if state is not None:
             state = self.copy(state)
-            self.passing.add(id(state))
-            if isinstance(state, tuple):
-                self.passing.update(id(part) for part in state)
             if hasattr(y, "__setstate__"):
                 y.__setstate__(state)
             else:
@@ -179,3 +171,105 @@ class _Copier:
             for k, v in pairs:
                 y[self.copy(k)] = self.copy(v)
         return y
+
+
+# ---- parking: a state kept as one blob -----------------------------------------------------------------
+
+SHARED_TUPLE_LEN = 16  # an all-number tuple this long (a run's jitter draws) is a table: shared when parked
+Reducer = Callable[[Any], tuple[Any, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Parked:
+    """A parked state (``park``): the pickled, deflated blob, and the values it refers to by reference."""
+
+    blob: bytes
+    shared: tuple[Any, ...]
+
+    @property
+    def size(self) -> int:
+        """Bytes of its own (what it shares belongs to the run it was parked from, as well)."""
+        return len(self.blob)
+
+
+def _value(x: Any, depth: int = 0) -> bool:
+    """Whether nobody can change ``x``: numbers, strings, enums, module functions, and tuples, frozensets
+    and frozen dataclasses of those (a scenario, a setting's spec)."""
+    cls = type(x)
+    if cls in _ATOMIC or cls in SHARED_TYPES or isinstance(x, enum.Enum):
+        return True
+    if depth > 8:
+        return False
+    if cls is tuple or cls is frozenset:
+        return all(_value(v, depth + 1) for v in x)
+    if cls is types.FunctionType:
+        return x.__closure__ is None and "<" not in x.__qualname__
+    if cls is types.BuiltinFunctionType:
+        return isinstance(x.__self__, types.ModuleType | None)
+    if _is_frozen_dataclass(cls):
+        return all(_value(getattr(x, f.name), depth + 1) for f in dataclasses.fields(x))
+    return False
+
+
+class _Sharing:
+    """What a parked state refers to rather than holds: the ``persistent_id`` of its pickler."""
+
+    def __init__(self) -> None:
+        self.shared: list[Any] = []
+        self._index: dict[int, int] = {}
+        self._frozen: dict[type, bool] = {}  # per class: a frozen dataclass?
+
+    def persistent_id(self, x: Any) -> int | None:
+        cls = type(x)
+        if cls in _ATOMIC:
+            return None  # pickled inline: smaller than a reference
+        index = self._index.get(id(x))
+        if index is not None:
+            return index
+        if cls in SHARED_TYPES:
+            pass
+        elif cls is tuple:
+            if len(x) < SHARED_TUPLE_LEN or not _ATOMIC.issuperset(map(type, x)):
+                return None
+        elif cls is np.ndarray:
+            if x.flags.writeable:
+                return None
+        else:
+            frozen = self._frozen.get(cls)
+            if frozen is None:
+                frozen = self._frozen[cls] = _is_frozen_dataclass(cls)
+            if not frozen or not _value(x):
+                return None
+        index = self._index[id(x)] = len(self.shared)
+        self.shared.append(x)
+        return index
+
+
+def _reduce_mapping_proxy(proxy: types.MappingProxyType[Any, Any]) -> tuple[Any, ...]:
+    return _mapping_proxy, (dict(proxy),)
+
+
+def _mapping_proxy(d: dict[Any, Any]) -> Mapping[Any, Any]:
+    return types.MappingProxyType(d)
+
+
+def park(obj: Any, reducers: Mapping[type, Reducer] | None = None) -> Parked:
+    """``obj``'s state as one blob, to be made a run again by ``unpark``, any number of times (see the
+    module docstring). ``reducers`` give a class's ``__reduce__`` for this pickling only."""
+    sharing = _Sharing()
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.persistent_id = sharing.persistent_id  # type: ignore[method-assign]
+    pickler.dispatch_table = {types.MappingProxyType: _reduce_mapping_proxy, **(reducers or {})}
+    try:
+        pickler.dump(obj)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise ForkError(f"the state cannot be parked: {exc}") from None
+    return Parked(zlib.compress(buffer.getvalue(), 1), tuple(sharing.shared))
+
+
+def unpark(parked: Parked) -> Any:
+    """A new, independent state from ``parked``: what ``park`` was given, as it was."""
+    unpickler = pickle.Unpickler(io.BytesIO(zlib.decompress(parked.blob)))
+    unpickler.persistent_load = parked.shared.__getitem__  # type: ignore[method-assign]
+    return unpickler.load()

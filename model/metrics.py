@@ -71,6 +71,15 @@ class Series:
         twin.anchor = self.anchor  # read-only, replaced at every mark
         return twin
 
+    def parked(self) -> tuple[Any, ...]:
+        """How a parked checkpoint keeps this series (``model.fork.park``): as ``fork_with`` shares them,
+        its rows are a read-only view of the very rows sampled so far (the park shares read-only arrays
+        by reference), and the anchor likewise."""
+        rows = self._data[: self.rows]
+        rows.flags.writeable = False
+        probes = dict(zip(self.columns[1:], self._probes, strict=True))
+        return resume_series, (probes, rows, self.keep_rows, self.dropped, self.anchor)
+
     def mark(self, t_ns: int) -> None:
         """Sample a row now and keep it as the anchor: the counters when a setting last changed."""
         self.sample(t_ns)
@@ -82,6 +91,22 @@ class Series:
         out = self._data[: self.rows]
         out.flags.writeable = False
         return out
+
+
+def resume_series(
+    probes: dict[str, Callable[[], int]],
+    rows: NDArray[np.int64],
+    keep_rows: int | None,
+    dropped: int,
+    anchor: NDArray[np.int64],
+) -> Series:
+    """A parked series (``Series.parked``) made a run's again: the rows shared, read-only, until its first
+    sample moves it to an array of its own."""
+    series = Series(probes, 1, keep_rows)
+    if len(rows):
+        series._data = rows
+    series.rows, series.dropped, series.anchor = len(rows), dropped, anchor
+    return series
 
 
 def per_interval(cumulative: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -13,7 +13,6 @@ the recent records); ``advance_until`` stops at the first instant a stop rule (`
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -24,8 +23,9 @@ import numpy as np
 from model.actions import Program
 from model.copyable import mypyc_attr
 from model.events import PRIO_SAMPLE
-from model.fork import fork_state, fork_state_sized
+from model.fork import Parked, fork_state, park, unpark
 from model.machine import Machine
+from model.machine.trace import TraceLog
 from model.metrics import Series, bandwidth_mbps, jain_index, rate_per_s, seconds, share
 from model.net.qdisc import Qdisc
 from model.net.qdiscs import make_qdisc
@@ -268,13 +268,21 @@ class Simulation:
         twin: Simulation = fork_state(self)
         return twin
 
-    def checkpoint(self, keep_events: int) -> tuple[Simulation, int]:
-        """A twin to park (``fork()``) that keeps only its newest ``keep_events`` trace records, packed
-        (``keep_recent_events``), and about how many bytes it holds of its own."""
-        twin, size = fork_state_sized(self)
-        trace = twin.machine.trace
-        size -= sys.getsizeof(trace.records)  # the copied list the packing lets go
-        return twin, size + twin.keep_recent_events(keep_events)
+    def checkpoint(self, keep_events: int) -> Parked:
+        """This run now, parked (``model.fork.park``), to be made runs of by ``resume``: it keeps only the
+        newest ``keep_events`` trace records, packed, and shares the series' rows with this run."""
+        reducers: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+            Series: Series.parked,
+            TraceLog: lambda trace: trace.parked(keep_events),
+        }
+        return park(self, reducers)
+
+    @staticmethod
+    def resume(parked: Parked) -> Simulation:
+        """A run made of a checkpoint (``checkpoint``): an independent twin of the run it was parked from,
+        as it was then (its trace holds the records kept, packed, until ``rehand_events``)."""
+        sim: Simulation = unpark(parked)
+        return sim
 
     def advance(self, dt_ns: int, max_events: int | None = None) -> Snapshot:
         """Run ``dt_ns`` of simulated time (or until ``max_events`` events) and return a snapshot."""
@@ -324,11 +332,6 @@ class Simulation:
     def drain_events(self) -> tuple[TraceRecord, ...]:
         """The trace records since the previous drain (or advance), handed out once."""
         return self.machine.trace.drain()
-
-    def keep_recent_events(self, n: int) -> int:
-        """Keep only the newest ``n`` trace records, packed (a parked copy needs its recent past, small);
-        ``rehand_events`` unpacks them. Returns the packed size in bytes."""
-        return self.machine.trace.pack_newest(n)
 
     def rehand_events(self) -> None:
         """The next drain (or snapshot of ``advance``) carries every trace record the run keeps, those

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from model.fork import SHARED_TYPES, ForkError, fork_state
+from model.fork import SHARED_TUPLE_LEN, SHARED_TYPES, ForkError, fork_state, park
 from model.scenario import builtin_names, load_scenario
 from model.simulation import SetTunable, Simulation
 
@@ -204,3 +204,80 @@ def test_a_generator_program_is_refused() -> None:
 
     with pytest.raises(ForkError, match="generator"):
         fork_state([program()])
+
+
+# ---- parked checkpoints (``Simulation.checkpoint``, ``model.fork.park``) ------------------------------
+
+
+def test_runs_resumed_from_a_checkpoint_share_no_mutable_object(story: str) -> None:
+    fork_at, _end = SPANS.get(story, DEFAULT_SPAN)
+    sim = fresh(story)
+    sim.run_to(fork_at)
+    parked = sim.checkpoint(100)
+    one, two = Simulation.resume(parked), Simulation.resume(parked)
+    assert shared(sim, one) == [] and shared(one, two) == []
+    assert one.machine.q._heap, "the resumed run has its pending events"
+
+
+def test_a_checkpoint_shares_the_number_tables_and_the_series_rows(story: str) -> None:
+    """What nobody changes is referred to, not pickled: every long table of numbers in the state (the
+    2011 story's jitter draws), the rows sampled so far and the anchor."""
+    fork_at, _end = SPANS.get(story, DEFAULT_SPAN)
+    sim = fresh(story)
+    sim.run_to(fork_at)
+    parked = sim.checkpoint(100)
+    by_id = {id(x) for x in parked.shared}
+    tables = [
+        x
+        for x in reachable(sim).values()
+        if type(x) is tuple and len(x) >= SHARED_TUPLE_LEN and all(type(v) in (int, float) for v in x)
+    ]
+    assert all(id(t) in by_id for t in tables)
+    if story == "qdisc-fairness-2011":
+        assert len(tables) >= 2, "the senders' and the interrupts' jitter tables"
+    rows = Simulation.resume(parked).series
+    assert rows.rows == sim.series.rows > 0
+    assert np.shares_memory(rows.view(), sim.series.view()), "the rows are the live run's, not a copy"
+    assert parked.size < 200_000
+
+
+def test_a_resumed_run_runs_as_the_original_would_and_parking_leaves_the_original_alone(story: str) -> None:
+    fork_at, end = SPANS.get(story, DEFAULT_SPAN)
+    straight = fresh(story)
+    straight.run_to(end)
+    sim = fresh(story)
+    sim.run_to(fork_at)
+    before = state(sim)
+    parked = sim.checkpoint(100)
+    assert state(sim) == before, "parking changed the run"
+    one = Simulation.resume(parked)
+    assert state(one)[:-1] == before[:-1], "all but the trace, which the checkpoint keeps packed"
+    one.run_to(end)  # the resumed run first: the original must not move
+    assert state(sim) == before
+    sim.run_to(end)
+    two = Simulation.resume(parked)
+    two.run_to((fork_at + end) // 2)
+    two.run_to(end)
+    assert state(one)[:-1] == state(two)[:-1] == state(straight)[:-1] == state(sim)[:-1]
+
+
+def test_a_setting_on_a_resumed_run_leaves_the_next_one_alone(story: str) -> None:
+    fork_at, end = SPANS.get(story, DEFAULT_SPAN)
+    key, value = TOGGLES[story]
+    sim = fresh(story)
+    sim.run_to(fork_at)
+    parked = sim.checkpoint(100)
+    toggled = Simulation.resume(parked)
+    toggled.apply(SetTunable(key, value))
+    toggled.run_to(end)
+    plain = Simulation.resume(parked)
+    plain.run_to(end)
+    sim.run_to(end)
+    assert state(plain)[:-1] == state(sim)[:-1]
+    assert state(toggled)[:-1] != state(plain)[:-1], "the setting changes the run"
+
+
+def test_parking_a_closure_is_refused() -> None:
+    counter = [0]
+    with pytest.raises(ForkError, match="cannot be parked"):
+        park({"probe": lambda: counter[0]})

@@ -135,8 +135,9 @@ def test_the_live_run_parks_a_rung_at_every_rung_instant_it_passes_and_a_landing
     assert sorted(rw.rungs) == [25 * MS, 50 * MS, 75 * MS] and rw.due() == []
     assert rw.copies == 3
     for t, rung in rw.rungs.items():
-        assert rung.t_ns == t and rung.sim is not live.sim
-        assert state(rung.sim) == state(straight("qdisc-fairness-2011", [], t))
+        resumed = rung.resume()
+        assert rung.t_ns == t and resumed.sim is not live.sim
+        assert state(resumed.sim) == state(straight("qdisc-fairness-2011", [], t))
     landed = rw.land(60 * MS, live)
     assert landed is not rw.rungs[50 * MS] and rw.rungs[50 * MS].t_ns == 50 * MS, "the rung stays"
     assert state(landed.sim) == state(straight("qdisc-fairness-2011", [], 60 * MS))
@@ -161,7 +162,7 @@ def test_a_finer_ladder_is_filled_by_one_replay_within_the_budget() -> None:
     assert sorted(rw.rungs) == [k * 10 * MS for k in range(1, 8)]
     assert rw.copies == copies + 4, "one replay from t = 0 parked every missing rung: no copy to start it"
     for t in (10 * MS, 50 * MS):
-        assert state(rw.rungs[t].sim) == state(straight("yield-playground", [], t))
+        assert state(rw.rungs[t].resume().sim) == state(straight("yield-playground", [], t))
 
 
 def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
@@ -220,7 +221,9 @@ def test_a_landing_hands_the_window_the_recent_past_of_the_run(name: str) -> Non
     live = rw.fresh()
     rw.advance(live, 95 * MS)
     assert rw.rungs, "the live run parked rungs"
-    assert all(r.sim.machine.trace.records == [] for r in rw.rungs.values()), "a rung's records are packed"
+    for rung in rw.rungs.values():
+        trace = rung.resume().sim.machine.trace
+        assert trace.records == [] and trace.packed, "a rung's records are packed"
     full = Simulation(scenario, sample_ns=5 * MS, trace="full")
     for target in (34 * MS + 5, 60 * MS, 81 * MS + 999):
         live = rw.land(target, live)
@@ -232,8 +235,8 @@ def test_a_landing_hands_the_window_the_recent_past_of_the_run(name: str) -> Non
 
 
 def test_the_rungs_memory_is_measured_and_kept_within_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each rung's size is measured as it is parked (its own objects and its packed trace: tens of KB,
-    not the megabyte of its records unpacked); the ladder thins itself to fit the budget."""
+    """Each rung's size is its blob's (the state pickled, its trace packed: tens of KB, not the megabyte
+    of its records unpacked); the ladder thins itself to fit the budget."""
     import gui.rewind as rewind
 
     ticks = itertools.count()

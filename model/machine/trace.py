@@ -107,17 +107,14 @@ class TraceLog:
         self._read = len(self.records)
         return out
 
-    def pack_newest(self, n: int) -> int:
-        """Keep only the newest ``n`` records, packed: a parked checkpoint's recent past, small; a run
-        that goes on from it adds records after them, and ``rehand`` unpacks them in front. Returns the
-        packed size in bytes."""
+    def parked(self, n: int) -> tuple[Any, ...]:
+        """How a parked checkpoint keeps this trace (``model.fork.park``): the newest ``n`` records,
+        packed, its recent past in a few bytes a record. A run made of it adds records after them, and
+        ``rehand`` unpacks them in front. Leaves this trace as it is."""
         records = self.records
         if self.packed and len(records) < n:  # a run that went on from a checkpoint: its older past too
             records = self.packed_records() + records
-        self.packed = pack_records(records[-n:] if n > 0 else [])
-        self.records = []
-        self._read = 0
-        return len(self.packed)
+        return resume_trace, (self.full, self.appended, pack_records(records[-n:] if n > 0 else []))
 
     def clear(self) -> None:
         """Let every record go (the run is done with)."""
@@ -135,3 +132,11 @@ class TraceLog:
             self.records = records[-TRACE_LIMIT:] if not self.full else records
             self.packed = b""
         self._read = 0
+
+
+def resume_trace(full: bool, appended: int, packed: bytes) -> TraceLog:
+    """A parked trace (``TraceLog.parked``) made a run's again: nothing drained, the records packed."""
+    trace = TraceLog(full)
+    trace.appended = appended
+    trace.packed = packed
+    return trace
