@@ -5,31 +5,44 @@ speed × the frame interval and every panel renders the snapshot), then the repa
 frame made dirty (forced at once instead of when the event loop gets to it) into the window's backing
 store (the offscreen platform keeps one like a real screen's). The "full" columns repaint every widget of
 the window instead (``window.grab()``, controls and explainer included): the worst case, as after a
-resize. The window is 1600×1000. Each story first runs to ``--at`` simulated seconds untimed, so graphs
+resize. The window is 1920×1080. Each story first runs to ``--at`` simulated seconds untimed, so graphs
 and lanes are full, then ``--frames`` frames are timed. "first frame" is the time from building the window
-to its first painted frame; the first story's figure also includes importing Qt, pyqtgraph and the panels,
-counted from this module's start. Targets on a 2-core machine: p95 ≤ 16 ms, first frame ≤ 1.5 s.
+to its first painted frame; the first story's figure is counted from the launch of this process (its
+start time in ``/proc``), so it includes starting Python and importing Qt, pyqtgraph and the panels.
+Targets on a 2-core machine: p95 of a full repaint ≤ 16 ms, first painted frame ≤ 1.0 s after launch.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import sys
+import tempfile
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-_MODULE_START = time.perf_counter()
+import numpy as np
+from numpy.typing import NDArray
 
-import argparse  # noqa: E402 - the clock above starts before anything heavy is imported
-import os  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-from collections.abc import Callable  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
 
-import numpy as np  # noqa: E402
-from numpy.typing import NDArray  # noqa: E402
+def _launched_ago_s() -> float:
+    """How long ago this process started (Linux ``/proc``, to a clock tick), or 0 where it cannot tell."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as f:
+            uptime_s = float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return max(0.0, uptime_s - start_ticks / os.sysconf("SC_CLK_TCK"))
+
+
+_LAUNCH = time.perf_counter() - _launched_ago_s()
 
 TARGET_P95_MS = 16.0
-TARGET_FIRST_S = 1.5
+TARGET_FIRST_S = 1.0
 
 
 def _args(argv: list[str] | None) -> argparse.Namespace:
@@ -37,7 +50,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--frames", type=int, default=300)
     p.add_argument("--at", type=float, default=2.0, help="simulated seconds run before timing")
     p.add_argument("--speed", default="Normal", help="Slow, Normal, Fast or a factor of real time")
-    p.add_argument("--size", default="1600x1000")
+    p.add_argument("--size", default="1920x1080")
     p.add_argument("stories", nargs="*", help="built-in names (default: all)")
     return p.parse_args(argv)
 
@@ -114,16 +127,16 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     with tempfile.TemporaryDirectory(prefix="schedlab-bench-") as tmp:
         for i, name in enumerate(stories):
-            t0 = _MODULE_START if i == 0 else time.perf_counter()
+            t0 = _LAUNCH if i == 0 else time.perf_counter()
             r = bench_story(name, args, tmp, t0)
-            ok &= r["p95_ms"] <= TARGET_P95_MS and r["first_s"] <= TARGET_FIRST_S
-            note = " (incl. imports)" if i == 0 else ""
+            ok &= r["full_p95_ms"] <= TARGET_P95_MS and r["first_s"] <= TARGET_FIRST_S
+            note = " (from launch)" if i == 0 else ""
             print(
                 f"{name:22s} {r['p50_ms']:7.2f} {r['p95_ms']:7.2f} {r['full_p50_ms']:9.2f} "
                 f"{r['full_p95_ms']:9.2f} {r['first_s']:14.3f} {r['sim_ms']:7.1f} ms{note}"
             )
     verdict = "met" if ok else "MISSED"
-    print(f"targets: p95 <= {TARGET_P95_MS:g} ms, first frame <= {TARGET_FIRST_S:g} s: {verdict}")
+    print(f"targets: full p95 <= {TARGET_P95_MS:g} ms, first frame <= {TARGET_FIRST_S:g} s: {verdict}")
     del app
     return 0
 
