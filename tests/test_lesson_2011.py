@@ -35,6 +35,13 @@ def test_under_3_0_the_two_cpus_without_nic_interrupts_do_nearly_all_the_dequeui
     assert min(c[0], c[3]) > 4 * max(c[1], c[2])
 
 
+def test_the_model_s_3_0_gap_is_about_a_factor_of_ten_after_a_second() -> None:
+    # "the seed's gap is a factor of about 50, the model's about 10 after the first second"
+    c = counts(qdisc__exit_rule="time")
+    assert 8 < max(c) / min(c) < 12
+    assert summary(qdisc__exit_rule="time")["qdisc"]["max_min"] == round(max(c) / min(c), 2)
+
+
 def test_with_the_3_1_quota_the_four_counts_come_close() -> None:
     # "with the quota the four bars come close (Jain above 0.95), cpu0 and cpu3 still a little ahead"
     c = counts(qdisc__exit_rule="quota")
