@@ -17,29 +17,45 @@ from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF, QPainter, QStaticT
 
 _RIGHT, _HCENTER, _BOTTOM, _VCENTER = 0x2, 0x4, 0x40, 0x80
 _SIMPLE = 0x1 | _RIGHT | _HCENTER | 0x8 | 0x20 | _BOTTOM | _VCENTER  # alignment only, no text flags
-MAX_CACHED = 4096  # texts kept; the panels draw a few hundred distinct ones
+MAX_CACHED = 4096  # widths and elisions kept; the panels measure a few hundred distinct ones
+# Laid-out texts are kept in two generations of ``GENERATION`` each: a lookup takes a text from either
+# (from the old one it moves to the new), and a full new generation makes the old one go. So the few
+# hundred texts a frame draws stay laid out, while the ones that come and go (times, counts: a thousand
+# new ones in ten minutes of a lesson) cannot pile up: a laid-out, drawn QStaticText holds about a
+# kilobyte of Qt's memory beside its Python wrapper.
+GENERATION = 1024
 
 # (font, text) -> (the laid-out text, its width, the line's height, the font's ascent). A QFont hashes and
 # compares by value, some twenty times quicker than building its ``key()`` string; the font in a key is
 # the painter's own copy (``QPainter.font()``), which nothing changes afterwards.
-_cache: dict[tuple[QFont, str], tuple[QStaticText, float, float, float]] = {}
+_Laid = tuple[QStaticText, float, float, float]
+_young: dict[tuple[QFont, str], _Laid] = {}
+_old: dict[tuple[QFont, str], _Laid] = {}
 
 
-def _laid_out(font: QFont, text: str) -> tuple[QStaticText, float, float, float]:
+def _laid_out(font: QFont, text: str) -> _Laid:
+    global _young, _old
     key = (font, text)
-    hit = _cache.get(key)
+    hit = _young.get(key)
     if hit is None:
-        if len(_cache) >= MAX_CACHED:
-            _cache.clear()
-        static = QStaticText(text)
-        static.setTextFormat(Qt.TextFormat.PlainText)  # never read "<b>" as markup
-        static.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
-        static.prepare(font=font)
-        fm = QFontMetricsF(font)
-        # drawText centres the line's ascent + descent; QStaticText's own height adds the leading.
-        hit = (static, static.size().width(), fm.ascent() + fm.descent(), fm.ascent())
-        _cache[key] = hit
+        hit = _old.pop(key, None)
+        if hit is None:
+            static = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)  # never read "<b>" as markup
+            static.setPerformanceHint(QStaticText.PerformanceHint.AggressiveCaching)
+            static.prepare(font=font)
+            fm = QFontMetricsF(font)
+            # drawText centres the line's ascent + descent; QStaticText's own height adds the leading.
+            hit = (static, static.size().width(), fm.ascent() + fm.descent(), fm.ascent())
+        if len(_young) >= GENERATION:
+            _old, _young = _young, {}
+        _young[key] = hit
     return hit
+
+
+def cached_texts() -> int:
+    """How many laid-out texts are kept (at most ``2 * GENERATION``)."""
+    return len(_young) + len(_old)
 
 
 def _plain(text: str) -> bool:
