@@ -61,20 +61,17 @@ class Series:
         self._data, self.rows = fresh, keep
 
     def fork_with(self, copy: Callable[[Any], Any]) -> Series:
-        """This series' twin in a copy of the run (``model.fork``): its probes are ``copy``'s, its rows the
-        very rows sampled so far, shared, since nobody changes them (a sample writes the row past them,
-        and a full array is replaced, never changed); the twin's first sample moves it to its own array."""
-        twin = Series(copy(dict(zip(self.columns[1:], self._probes, strict=True))), 1, self.keep_rows)
-        if self.rows:
-            twin._data = self._data[: self.rows]
-        twin.rows, twin.dropped = self.rows, self.dropped
-        twin.anchor = self.anchor  # read-only, replaced at every mark
-        return twin
+        """This series' twin in a copy of the run (``model.fork``): what ``parked`` keeps, with ``copy``'s
+        probes."""
+        _, (probes, rows, keep_rows, dropped, anchor) = self.parked()
+        return resume_series(copy(probes), rows, keep_rows, dropped, anchor)
 
     def parked(self) -> tuple[Any, ...]:
-        """How a parked checkpoint keeps this series (``model.fork.park``): as ``fork_with`` shares them,
-        its rows are a read-only view of the very rows sampled so far (the park shares read-only arrays
-        by reference), and the anchor likewise."""
+        """How a copy or a parked checkpoint of the run keeps this series (``model.fork``): its probes,
+        and its rows as a read-only view of the very rows sampled so far, shared, since nobody changes
+        them (a sample writes the row past them, and a full array is replaced, never changed; the park
+        shares read-only arrays by reference), and the anchor likewise (read-only, replaced at every
+        mark)."""
         rows = self._data[: self.rows]
         rows.flags.writeable = False
         probes = dict(zip(self.columns[1:], self._probes, strict=True))

@@ -112,8 +112,11 @@ def state(sim: Simulation) -> tuple[Any, ...]:
     )
 
 
-def fresh(name: str) -> Simulation:
-    return Simulation(load_scenario(name), sample_ns=5 * MS)
+def fresh(name: str, to_ns: int = 0) -> Simulation:
+    """A run of story ``name``, run to ``to_ns``."""
+    sim = Simulation(load_scenario(name), sample_ns=5 * MS)
+    sim.run_to(to_ns)
+    return sim
 
 
 @pytest.fixture(scope="module", params=builtin_names())
@@ -123,8 +126,7 @@ def story(request: pytest.FixtureRequest) -> str:
 
 def test_twins_share_no_mutable_object(story: str) -> None:
     fork_at, _end = SPANS.get(story, DEFAULT_SPAN)
-    sim = fresh(story)
-    sim.run_to(fork_at)
+    sim = fresh(story, fork_at)
     twin = sim.fork()
     assert shared(sim, twin) == []
     assert twin.machine.q._heap, "the twin has its pending events"
@@ -132,8 +134,7 @@ def test_twins_share_no_mutable_object(story: str) -> None:
 
 def test_the_walk_finds_what_deepcopy_shares(story: str) -> None:
     """The check above can fail: ``copy.deepcopy`` of a compiled run shares its handlers."""
-    sim = fresh(story)
-    sim.run_to(MS)
+    sim = fresh(story, MS)
     # The machine's pending events' handlers: (t, prio, seq, handler, arg).
     handlers = [e[3] for e in sim.machine.q._heap if e[3].__self__ is sim.machine]
     assert handlers
@@ -144,10 +145,8 @@ def test_the_walk_finds_what_deepcopy_shares(story: str) -> None:
 
 def test_a_twin_runs_as_the_original_would(story: str) -> None:
     fork_at, end = SPANS.get(story, DEFAULT_SPAN)
-    straight = fresh(story)
-    straight.run_to(end)
-    sim = fresh(story)
-    sim.run_to(fork_at)
+    straight = fresh(story, end)
+    sim = fresh(story, fork_at)
     before = state(sim)
     twin = sim.fork()
     assert state(twin) == before
@@ -162,14 +161,11 @@ def test_a_twin_runs_as_the_original_would(story: str) -> None:
 def test_a_setting_on_one_twin_leaves_the_other_alone(story: str) -> None:
     fork_at, end = SPANS.get(story, DEFAULT_SPAN)
     key, value = TOGGLES[story]
-    toggled = fresh(story)
-    toggled.run_to(fork_at)
+    toggled = fresh(story, fork_at)
     toggled.apply(SetTunable(key, value))
     toggled.run_to(end)
-    plain = fresh(story)
-    plain.run_to(end)
-    sim = fresh(story)
-    sim.run_to(fork_at)
+    plain = fresh(story, end)
+    sim = fresh(story, fork_at)
     twin = sim.fork()
     twin.apply(SetTunable(key, value))
     twin.run_to(end)
@@ -181,10 +177,8 @@ def test_a_setting_on_one_twin_leaves_the_other_alone(story: str) -> None:
 
 def test_a_twin_of_a_twin(story: str) -> None:
     fork_at, end = SPANS.get(story, DEFAULT_SPAN)
-    straight = fresh(story)
-    straight.run_to(end)
-    sim = fresh(story)
-    sim.run_to(fork_at // 2)
+    straight = fresh(story, end)
+    sim = fresh(story, fork_at // 2)
     first = sim.fork()
     first.run_to(fork_at)
     second = first.fork()
@@ -212,8 +206,7 @@ def test_a_generator_program_is_refused() -> None:
 
 def test_runs_resumed_from_a_checkpoint_share_no_mutable_object(story: str) -> None:
     fork_at, _end = SPANS.get(story, DEFAULT_SPAN)
-    sim = fresh(story)
-    sim.run_to(fork_at)
+    sim = fresh(story, fork_at)
     parked = sim.checkpoint(100)
     one, two = Simulation.resume(parked), Simulation.resume(parked)
     assert shared(sim, one) == [] and shared(one, two) == []
@@ -224,8 +217,7 @@ def test_a_checkpoint_shares_the_number_tables_and_the_series_rows(story: str) -
     """What nobody changes is referred to, not pickled: every long table of numbers in the state (the
     2011 story's jitter draws), the rows sampled so far and the anchor."""
     fork_at, _end = SPANS.get(story, DEFAULT_SPAN)
-    sim = fresh(story)
-    sim.run_to(fork_at)
+    sim = fresh(story, fork_at)
     parked = sim.checkpoint(100)
     by_id = {id(x) for x in parked.shared}
     tables = [
@@ -244,10 +236,8 @@ def test_a_checkpoint_shares_the_number_tables_and_the_series_rows(story: str) -
 
 def test_a_resumed_run_runs_as_the_original_would_and_parking_leaves_the_original_alone(story: str) -> None:
     fork_at, end = SPANS.get(story, DEFAULT_SPAN)
-    straight = fresh(story)
-    straight.run_to(end)
-    sim = fresh(story)
-    sim.run_to(fork_at)
+    straight = fresh(story, end)
+    sim = fresh(story, fork_at)
     before = state(sim)
     parked = sim.checkpoint(100)
     assert state(sim) == before, "parking changed the run"
@@ -265,8 +255,7 @@ def test_a_resumed_run_runs_as_the_original_would_and_parking_leaves_the_origina
 def test_a_setting_on_a_resumed_run_leaves_the_next_one_alone(story: str) -> None:
     fork_at, end = SPANS.get(story, DEFAULT_SPAN)
     key, value = TOGGLES[story]
-    sim = fresh(story)
-    sim.run_to(fork_at)
+    sim = fresh(story, fork_at)
     parked = sim.checkpoint(100)
     toggled = Simulation.resume(parked)
     toggled.apply(SetTunable(key, value))
