@@ -4,11 +4,12 @@ The model is deterministic: the same scenario and seed, with the same live setti
 simulated instants, give the same run, and ``advance(a); advance(b)`` is ``advance(a + b)``. So any instant of
 a recording (its live settings, ``Command``s, in time order) can be rebuilt by replaying from an earlier state
 of the same run. The checkpoints ("rungs") are the run's state parked (``Simulation.checkpoint``: one
-compressed blob, which the garbage collector need not walk) at multiples of a spacing: whenever a run of the
-recording (the live run, or a replay) passes a rung instant that has no rung, it parks itself there, so a
-rung costs one pickling and no replay of its own. To land at T, the live run itself, when it is not past T,
-or else a run made of the rung nearest at or before T (``Simulation.resume``; a fresh Simulation below the
-first rung) is replayed forward to T and becomes the live run; the rung stays, for the next landing.
+compressed blob, which the garbage collector need not walk, with the recent trace and the graphs' recent
+rows) at multiples of a spacing: whenever a run of the recording (the live run, or a replay) passes a rung
+instant that has no rung, it parks itself there, so a rung costs one pickling and no replay of its own. To
+land at T, the live run itself, when it is not past T, or else a run made of the rung nearest at or before T
+(``Simulation.resume``; a fresh Simulation below the first rung) is replayed forward to T and becomes the
+live run; the rung stays, for the next landing.
 
 ``work(budget_s)`` fills the rungs a finer spacing leaves missing, within a wall-time budget that the
 playback grants between frames (no threads): one replay from the rung below the lowest hole parks every
@@ -17,8 +18,9 @@ most ``LANDING_BUDGET_S`` of wall time, a third of the 0.3 s a landing may take 
 trace, the snapshot, and a stretch that runs slower than the speed measured take the rest): the 2011 story
 gets a rung every 15.6 to 31 ms (it runs about 0.15 simulated s per wall s compiled), the 2007 story every
 second or two. The rungs hold at most ``RUNG_BUDGET_BYTES`` (a rung's size is its blob's: the state
-pickled, its recent trace packed), ``MAX_RUNGS`` at most: a longer recording doubles the spacing, which keeps
-every other rung, so memory stays bounded. A new live setting after a landing starts a new branch: the
+pickled, its recent trace and graph rows), ``MAX_RUNGS`` at most, and no more than a recording of
+``DENSE_REACH_NS`` needs (``LONG_RUNGS`` at least): a longer recording doubles the spacing, which keeps
+every other rung, so memory stays flat. A new live setting after a landing starts a new branch: the
 recorded settings after that instant, and the rungs past it, go.
 """
 
@@ -45,10 +47,20 @@ MAX_RUNGS = 1024  # whatever their size: the ladder's bookkeeping is linear in i
 # is a guess (a live setting can slow a story several times), and a copy costs a few ms.
 MIN_RUNGS = 32
 DENSE_SPACING_NS = SPACING_BASE_NS << 5  # 250 ms
+# A long recording keeps as many rungs as one of ``DENSE_REACH_NS`` needs at the measured speed (every
+# landing within budget: the slow 2011 story, up to MAX_RUNGS), and at least ``LONG_RUNGS``: so the ladder of
+# a fast story (the 2007 story replays a second in about 10 ms) stops growing after some minutes, where a
+# landing still replays a fraction of a second, and memory stays flat over a lesson.
+DENSE_REACH_NS = 20 * 10**9
+LONG_RUNGS = 128
 CHUNK_MIN_NS = 100_000  # a budgeted replay advances at least this much per step
 # Trace records a rung keeps: the recent past a landing hands the window (its lanes show 8 windows at
 # most; 4096 records are 0.5 s of the 2011 story, 2 to 4 s of the others), the rest of a rung's size.
 RUNG_EVENTS = 4096
+# Series rows a rung keeps (a copy, so that the ladder pins none of the arrays the live series lets go): the
+# graphs show at most 200 sampling intervals of the speed they are drawn at (gui.draw.series), plus the 10
+# of their moving mean; older rows come back as the run plays on. 256 rows are 4-15 KB in a rung.
+RUNG_ROWS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +142,7 @@ class Rewinder:
     def _park(self, inst: Instance) -> Rung:
         """``inst`` now, as a rung (its recent trace packed)."""
         start = self._clock()
-        rung = Rung(inst.t_ns, inst.applied, inst.sim.checkpoint(RUNG_EVENTS))
+        rung = Rung(inst.t_ns, inst.applied, inst.sim.checkpoint(RUNG_EVENTS, RUNG_ROWS))
         self._count_copy(start)
         return rung
 
@@ -150,11 +162,17 @@ class Rewinder:
         return sum(r.size for r in self.rungs.values())
 
     def max_rungs(self) -> int:
-        """How many rungs fit ``RUNG_BUDGET_BYTES`` at the mean size of those parked so far."""
+        """How many rungs the ladder may hold: what a recording of ``DENSE_REACH_NS`` needs at the measured
+        speed (at least ``LONG_RUNGS``), as many as fit ``RUNG_BUDGET_BYTES`` at the mean size of those
+        parked so far."""
+        cap = MAX_RUNGS
+        if self.rate_ns_per_s is not None:
+            dense = DENSE_REACH_NS // spacing_for(self.rate_ns_per_s, DENSE_REACH_NS) + 1  # its last too
+            cap = min(cap, max(LONG_RUNGS, dense))
         if not self.rungs:
-            return MAX_RUNGS
+            return cap
         mean = max(self.rung_bytes // len(self.rungs), 1)
-        return max(2 * MIN_RUNGS, min(MAX_RUNGS, RUNG_BUDGET_BYTES // mean))
+        return max(2 * MIN_RUNGS, min(cap, RUNG_BUDGET_BYTES // mean))
 
     # ---- the recording --------------------------------------------------------------------------
 

@@ -66,15 +66,23 @@ class Series:
         _, (probes, rows, keep_rows, dropped, anchor) = self.parked()
         return resume_series(copy(probes), rows, keep_rows, dropped, anchor)
 
-    def parked(self) -> tuple[Any, ...]:
+    def parked(self, keep_rows: int | None = None) -> tuple[Any, ...]:
         """How a copy or a parked checkpoint of the run keeps this series (``model.fork``): its probes,
         and its rows as a read-only view of the very rows sampled so far, shared, since nobody changes
         them (a sample writes the row past them, and a full array is replaced, never changed; the park
         shares read-only arrays by reference), and the anchor likewise (read-only, replaced at every
-        mark)."""
+        mark). With ``keep_rows``, only the newest that many rows, copied into the parked state as their
+        differences (small numbers, which compress well): a checkpoint kept for long then pins none of
+        the arrays the live series has since let go."""
+        probes = dict(zip(self.columns[1:], self._probes, strict=True))
+        if keep_rows is not None:
+            kept = min(self.rows, keep_rows)
+            tail = self._data[self.rows - kept : self.rows]
+            steps = np.diff(tail, axis=0, prepend=np.zeros((1, len(self.columns)), dtype=np.int64))
+            dropped = self.dropped + self.rows - kept
+            return resume_series_steps, (probes, steps, self.keep_rows, dropped, self.anchor)
         rows = self._data[: self.rows]
         rows.flags.writeable = False
-        probes = dict(zip(self.columns[1:], self._probes, strict=True))
         return resume_series, (probes, rows, self.keep_rows, self.dropped, self.anchor)
 
     def mark(self, t_ns: int) -> None:
@@ -104,6 +112,18 @@ def resume_series(
         series._data = rows
     series.rows, series.dropped, series.anchor = len(rows), dropped, anchor
     return series
+
+
+def resume_series_steps(
+    probes: dict[str, Callable[[], int]],
+    steps: NDArray[np.int64],
+    keep_rows: int | None,
+    dropped: int,
+    anchor: NDArray[np.int64],
+) -> Series:
+    """A series parked with only its newest rows (``Series.parked(keep_rows)``), their differences summed
+    back into rows of its own."""
+    return resume_series(probes, np.cumsum(steps, axis=0), keep_rows, dropped, anchor)
 
 
 def per_interval(cumulative: NDArray[np.int64]) -> NDArray[np.int64]:

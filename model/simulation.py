@@ -268,11 +268,12 @@ class Simulation:
         twin: Simulation = fork_state(self)
         return twin
 
-    def checkpoint(self, keep_events: int) -> Parked:
+    def checkpoint(self, keep_events: int, keep_rows: int | None = None) -> Parked:
         """This run now, parked (``model.fork.park``), to be made runs of by ``resume``: it keeps only the
-        newest ``keep_events`` trace records, packed, and shares the series' rows with this run."""
+        newest ``keep_events`` trace records, packed, and shares the series' rows with this run, or with
+        ``keep_rows`` keeps a copy of the newest that many (``Series.parked``)."""
         reducers: dict[type, Callable[[Any], tuple[Any, ...]]] = {
-            Series: Series.parked,
+            Series: lambda series: series.parked(keep_rows),
             TraceLog: lambda trace: trace.parked(keep_events),
         }
         return park(self, reducers)

@@ -234,6 +234,26 @@ def test_a_checkpoint_shares_the_number_tables_and_the_series_rows(story: str) -
     assert parked.size < 200_000
 
 
+def test_a_checkpoint_that_keeps_the_newest_rows_copies_them_and_pins_no_array(story: str) -> None:
+    """``checkpoint(n, keep_rows)``: the newest rows, equal to the run's, in arrays of the resumed run's
+    own (the parked state refers to no array of rows, so a kept checkpoint frees what the live series lets
+    go); the rows left out are counted as dropped, and the run samples on as the original does."""
+    fork_at, end = SPANS.get(story, DEFAULT_SPAN)
+    sim = fresh(story, fork_at)
+    keep = 7
+    assert sim.series.rows > keep
+    parked = sim.checkpoint(100, keep_rows=keep)
+    assert not any(isinstance(x, np.ndarray) and x.ndim > 1 for x in parked.shared)
+    twin = Simulation.resume(parked)
+    assert twin.series.view().tolist() == sim.series.view()[-keep:].tolist()
+    assert not np.shares_memory(twin.series.view(), sim.series.view())
+    assert twin.series.dropped == sim.series.dropped + sim.series.rows - keep
+    assert twin.series.anchor.tolist() == sim.series.anchor.tolist()
+    twin.run_to(end)
+    sim.run_to(end)
+    assert twin.series.view().tolist() == sim.series.view()[-twin.series.rows :].tolist()
+
+
 def test_a_resumed_run_runs_as_the_original_would_and_parking_leaves_the_original_alone(story: str) -> None:
     fork_at, end = SPANS.get(story, DEFAULT_SPAN)
     straight = fresh(story, end)

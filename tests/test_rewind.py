@@ -10,7 +10,16 @@ from typing import get_args
 
 import pytest
 
-from gui.rewind import MAX_RUNGS, RUNG_EVENTS, SPACING_BASE_NS, Instance, Rewinder, spacing_for
+from gui.rewind import (
+    DENSE_REACH_NS,
+    LONG_RUNGS,
+    MAX_RUNGS,
+    RUNG_EVENTS,
+    SPACING_BASE_NS,
+    Instance,
+    Rewinder,
+    spacing_for,
+)
 from model.machine.trace import pack_records, unpack_records
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
@@ -179,6 +188,25 @@ def test_the_spacing_follows_the_model_speed_and_the_recording_length() -> None:
     assert spacing_for(1.5e8, 10 * 10**9, max_rungs=384) == 31_250_000
     half_an_hour = 1800 * 10**9
     assert half_an_hour // spacing_for(1e10, half_an_hour) < MAX_RUNGS
+
+
+def test_the_ladder_of_a_long_recording_stops_growing_and_a_slow_story_keeps_its_dense_one() -> None:
+    """A fast story (100 simulated s per wall s) keeps fewer than ``LONG_RUNGS`` rungs however long the
+    recording, a landing in half an hour of it still replaying less than 0.3 s; the 2011 story (0.15
+    simulated s per wall s) keeps the ladder its landings need over ``DENSE_REACH_NS``."""
+    fast = Rewinder(build("cfs-yield-2007"))
+    fast.rate_ns_per_s = 1e11
+    counts, replay_s = [], []
+    for minutes in (2, 5, 10, 20, 30, 60, 120):
+        fast.reached(minutes * 60 * 10**9)
+        counts.append(fast.reach_ns // fast.spacing_ns)
+        replay_s.append(fast.spacing_ns / fast.rate_ns_per_s)
+    assert max(counts) < LONG_RUNGS <= 2 * min(counts[2:]), counts  # bounded, and never thinner than half
+    assert max(replay_s[:5]) < 0.3, replay_s  # a half-hour lesson
+    slow = Rewinder(build("qdisc-fairness-2011"))
+    slow.rate_ns_per_s = 1.5e8
+    slow.reached(DENSE_REACH_NS)
+    assert slow.spacing_ns == spacing_for(1.5e8, DENSE_REACH_NS) == 31_250_000
 
 
 def test_the_window_lands_past_two_seconds_of_nanoseconds(qtbot) -> None:
