@@ -49,8 +49,8 @@ MIN_RUNGS = 32
 DENSE_SPACING_NS = SPACING_BASE_NS << 5  # 250 ms
 # A long recording keeps as many rungs as one of ``DENSE_REACH_NS`` needs at the measured speed (every
 # landing within budget: the slow 2011 story, up to MAX_RUNGS), and at least ``LONG_RUNGS``: so the ladder of
-# a fast story (the 2007 story replays a second in about 10 ms) stops growing after some minutes, where a
-# landing still replays a fraction of a second, and memory stays flat over a lesson.
+# a fast story (the 2007 story replays at 100 times real time and more) stops growing after some minutes,
+# where a landing still replays a fraction of a second, and memory stays flat over a lesson.
 DENSE_REACH_NS = 20 * 10**9
 LONG_RUNGS = 128
 CHUNK_MIN_NS = 100_000  # a budgeted replay advances at least this much per step

@@ -78,7 +78,7 @@ class Series:
         if keep_rows is not None:
             kept = min(self.rows, keep_rows)
             tail = self._data[self.rows - kept : self.rows]
-            steps = np.diff(tail, axis=0, prepend=np.zeros((1, len(self.columns)), dtype=np.int64))
+            steps = np.diff(tail, axis=0, prepend=0)  # the first row counts from zero
             dropped = self.dropped + self.rows - kept
             return resume_series_steps, (probes, steps, self.keep_rows, dropped, self.anchor)
         rows = self._data[: self.rows]
