@@ -21,7 +21,8 @@ second or two. The rungs hold at most ``RUNG_BUDGET_BYTES`` (a rung's size is it
 pickled, its recent trace and graph rows), ``MAX_RUNGS`` at most, and no more than a recording of
 ``DENSE_REACH_NS`` needs (``LONG_RUNGS`` at least): a longer recording doubles the spacing, which keeps
 every other rung, so memory stays flat. A new live setting after a landing starts a new branch: the
-recorded settings after that instant, and the rungs past it, go.
+recorded settings after that instant, and the rungs past it, go. A run whose state cannot be parked
+(``ForkError``) keeps no rungs and lands by replay from the start: slower, never wrong.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from model.fork import Parked
+from model.fork import ForkError, Parked
 from model.simulation import SetTunable, Simulation
 from model.snapshot import Snapshot
 from model.stops import StopRule
@@ -135,6 +136,9 @@ class Rewinder:
         self.copies = 0  # rungs parked and runs resumed from them, for the benchmarks
         self.copy_s = 0.0  # wall time those took
         self._refill: tuple[int, Instance] | None = None  # (the highest missing rung, the replay on its way)
+        # Why this run's state cannot be parked (``ForkError``, e.g. a plug-in policy holding a lambda):
+        # then the ladder stays empty and every landing replays from the start, slower but the same run.
+        self.unparkable: str | None = None
 
     def fresh(self) -> Instance:
         return Instance(self._build())
@@ -241,9 +245,14 @@ class Rewinder:
             if self._timed_run(inst, stop, rule):
                 return True
             spacing = self.spacing_ns  # the run may have changed the measured speed, and the ladder
-            if stop == rung and rung % spacing == 0 and rung not in self.rungs:
-                self.rungs[rung] = self._park(inst)
-                self._respace()  # the rungs' measured size bounds how many there may be
+            if stop == rung and rung % spacing == 0 and rung not in self.rungs and self.unparkable is None:
+                try:
+                    self.rungs[rung] = self._park(inst)
+                except ForkError as exc:
+                    self.unparkable = str(exc)
+                    self._refill = None
+                else:
+                    self._respace()  # the rungs' measured size bounds how many there may be
             if stop == t_ns:
                 return False
 
@@ -308,6 +317,8 @@ class Rewinder:
     def due(self) -> list[int]:
         """Rung times of the recording so far that have no rung yet, lowest first (t = 0 needs none: a
         fresh Simulation is there)."""
+        if self.unparkable is not None:
+            return []
         top = self.reach_ns // self.spacing_ns
         return [k * self.spacing_ns for k in range(1, top + 1) if k * self.spacing_ns not in self.rungs]
 

@@ -20,6 +20,7 @@ from gui.rewind import (
     Rewinder,
     spacing_for,
 )
+from model.fork import ForkError
 from model.machine.trace import pack_records, unpack_records
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
@@ -155,6 +156,25 @@ def test_the_live_run_parks_a_rung_at_every_rung_instant_it_passes_and_a_landing
     events = landed.sim.advance(0).events
     assert events and min(e.t_ns for e in events) < 50 * MS and max(e.t_ns for e in events) <= 60 * MS
     assert landed.sim.advance(0).events == (), "handed out once"
+
+
+def test_a_run_whose_state_cannot_be_parked_keeps_no_rung_and_lands_by_replay_from_the_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(self: Simulation, keep_events: int, keep_rows: int | None = None) -> object:
+        raise ForkError("a lambda or closure in the state")
+
+    monkeypatch.setattr(Simulation, "checkpoint", refuse)
+    rw = Rewinder(build("qdisc-fairness-2011"), spacing_ns=25 * MS)
+    live = rw.fresh()
+    rw.advance(live, 40 * MS)  # passes the 25 ms rung instant: the park fails, the live run goes on
+    rw.advance(live, 40 * MS)
+    assert live.t_ns == 80 * MS and rw.reach_ns == 80 * MS
+    assert rw.rungs == {} and rw.due() == [] and not rw.pending() and not rw.work(0.05)
+    assert rw.unparkable is not None and "lambda" in rw.unparkable
+    landed = rw.land(60 * MS, live)
+    assert landed is not live and landed.t_ns == 60 * MS
+    assert state(landed.sim) == state(straight("qdisc-fairness-2011", [], 60 * MS))
 
 
 def test_a_finer_ladder_is_filled_by_one_replay_within_the_budget() -> None:
