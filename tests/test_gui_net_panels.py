@@ -277,6 +277,7 @@ def test_token_eases_to_its_target_and_snaps() -> None:
 def test_bandwidth_curve_is_the_differenced_series(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
     for snap in frames[:12]:
         graphs.render(snap)
+    graphs.flush()  # the frames after the last sample draw what it left due
     snap = frames[11]
     col = snap.series_columns.index("acked_bytes")
     t = np.concatenate([[0], snap.series[:, 0]])
@@ -390,10 +391,45 @@ def test_window_slides_with_the_samples(graphs: GraphsPanel) -> None:
     assert x[0] == pytest.approx(2.0) and len(x) == 11  # only the window's rows were converted
 
 
+def test_a_sample_in_steady_play_is_drawn_one_graph_a_frame(
+    graphs: GraphsPanel, frames: list[Snapshot], qtbot
+) -> None:
+    def last_x(name: str) -> float:
+        curve = graphs.bandwidth_curve if name == "bandwidth" else graphs.fairness_curves[0]
+        if name == "threads":
+            curve = next(iter(graphs.thread_curves.values()))
+        x, _y = curve.getData()
+        return float(x[-1])
+
+    graphs.resize(1600, 520)
+    graphs.render(frames[3])  # the first sample: every graph at once
+    shown = [name for name in graphs.shown if name in ("bandwidth", "threads")]
+    assert len(shown) == 2, graphs.shown
+    t = frames[3].series[-1, 0] / 1e9
+    assert [last_x(name) for name in shown] == pytest.approx([t, t])
+    graphs.render(frames[4])  # the next sample: the graph drawn longest ago first, the other waits
+    t4 = frames[4].series[-1, 0] / 1e9
+    assert [last_x(name) for name in shown] == pytest.approx([t4, t])
+    qtbot.waitUntil(lambda: last_x(shown[1]) == pytest.approx(t4), timeout=1000)  # paused: the timer
+    graphs.render(frames[5])
+    graphs.render(frames[5])  # the same instant again (paused, an export): all that is due, now
+    t5 = frames[5].series[-1, 0] / 1e9
+    assert [last_x(name) for name in shown] == pytest.approx([t5, t5])
+    for snap in frames[6:21]:  # over the toggle at 2 s: its sample is drawn everywhere at once
+        graphs.render(snap)
+        if len(snap.toggles) > len(frames[5].toggles):
+            t_toggle = snap.series[-1, 0] / 1e9
+            assert [last_x(name) for name in shown] == pytest.approx([t_toggle, t_toggle])
+            break
+    else:
+        pytest.fail("no toggle in the frames")
+
+
 def test_dequeue_bars_are_the_per_cpu_counts(graphs: GraphsPanel, frames: list[Snapshot]) -> None:
     graphs.resize(1600, 520)  # wide enough for "Dequeues per CPU · Jain 0.52"
     for snap in frames[18:25]:
         graphs.render(with_qdisc(snap))
+    graphs.flush()
     snap = with_qdisc(frames[24])
     assert graphs.plots["dequeues"].scene() is not None
     assert graphs.bars.opts["height"].tolist() == list(snap.qdisc.per_cpu_dequeued)

@@ -21,7 +21,7 @@ from gui.rewind import (
     spacing_for,
 )
 from model.fork import ForkError
-from model.machine.trace import pack_records, unpack_records
+from model.machine.trace import CHUNK, TRACE_LIMIT, TraceLog, pack_records, unpack_records
 from model.scenario import load_scenario
 from model.simulation import SetTunable, Simulation
 from model.snapshot import (
@@ -258,6 +258,64 @@ def test_packed_records_come_back_equal_and_in_order() -> None:
     assert back == records
     assert [type(r) for r in back] == [type(r) for r in records]
     assert unpack_records(pack_records([])) == []
+
+
+def test_checkpoints_of_a_drained_trace_reuse_its_packed_chunks_and_keep_its_newest_records() -> None:
+    """As in the window: the live run is drained every frame and parked every few milliseconds. Each
+    checkpoint keeps the newest records (at least ``RUNG_EVENTS``, at most a chunk more), equal to an
+    uninterrupted full trace's, and a chunk of drained records is packed once, however many rungs keep
+    it, across the trace's trims as well."""
+    scenario = load_scenario("qdisc-fairness-2011")
+    live = Simulation(scenario, sample_ns=5 * MS, trace="recent")
+    full = Simulation(scenario, sample_ns=5 * MS, trace="full")
+    trace = live.machine.trace
+    earlier: set[int] = set()
+    held: list[bytes] = []  # alive, so that no later blob takes an earlier one's id
+    reused = 0
+    for step in range(1, 40):
+        live.advance(3 * MS)  # a frame: the window drains what it drew
+        if step % 3:
+            continue
+        _resume, (_full, _appended, blobs) = trace.parked(RUNG_EVENTS)
+        reused += sum(id(blob) in earlier for blob in blobs)
+        earlier |= {id(blob) for blob in blobs}
+        held += blobs
+        kept = [record for blob in blobs for record in unpack_records(blob)]
+        full.run_to(live.now_ns)
+        made = full.machine.trace.records
+        assert min(RUNG_EVENTS, len(made)) <= len(kept) <= RUNG_EVENTS + CHUNK
+        assert kept == made[len(made) - len(kept) :], f"step {step}"
+        resumed = Simulation.resume(live.checkpoint(RUNG_EVENTS, 16))
+        resumed.rehand_events()
+        assert list(resumed.drain_events())[-len(kept) :] == kept
+    assert reused > 20, "chunks packed once serve the later rungs"
+
+
+def test_a_trimmed_trace_parks_its_newest_records_from_chunks_packed_once() -> None:
+    """Past ``TRACE_LIMIT`` records the trace lets its oldest drained ones go; the chunks numbered
+    before the trim still hold the same records, and a chunk cut by the trim is packed as it is."""
+    trace = TraceLog(full=False)
+    made: list[SwitchRecord] = []
+    earlier: set[int] = set()
+    held: list[bytes] = []
+    reused = parks = 0
+    for t in range(1, 3 * TRACE_LIMIT):
+        record = SwitchRecord(t, t % 4, t % 7, t % 5)
+        trace.add(record)
+        made.append(record)
+        if t % 37 == 0:
+            trace.drain()
+        if t % 701 == 0:
+            parks += 1
+            _resume, (_full, _appended, blobs) = trace.parked(RUNG_EVENTS)
+            reused += sum(id(blob) in earlier for blob in blobs)
+            earlier |= {id(blob) for blob in blobs}
+            held += blobs
+            kept = [record for blob in blobs for record in unpack_records(blob)]
+            assert min(RUNG_EVENTS, len(made)) <= len(kept) <= RUNG_EVENTS + CHUNK
+            assert kept == made[-len(kept) :], f"at {t}"
+    assert len(trace.records) < len(made), "the trace was trimmed"
+    assert reused > parks * (RUNG_EVENTS // CHUNK) // 2
 
 
 @pytest.mark.parametrize("name", ["cfs-yield-2007", "qdisc-fairness-2011"])

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from numpy.typing import NDArray
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QAction, QBrush, QColor, QCursor, QFontMetrics, QResizeEvent
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QAction, QBrush, QColor, QCursor, QFontMetrics, QHideEvent, QResizeEvent
 from PySide6.QtWidgets import QGraphicsView, QMenu, QToolButton, QToolTip, QVBoxLayout, QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
@@ -50,7 +50,7 @@ from gui.draw.series import (
     window_ns_for,
 )
 from gui.panels.base import SnapshotPanel, styled_font
-from gui.playback import SPEED_NORMAL
+from gui.playback import FRAME_INTERVAL_MS, SPEED_NORMAL
 from model.metrics import bandwidth_mbps, interval_figures, jain_rows, share
 from model.snapshot import SeriesLayout, Snapshot
 
@@ -93,7 +93,6 @@ class GraphsPanel(SnapshotPanel):
     """The live graphs. ``render(snapshot)`` each frame; ``reset()`` after a restart."""
 
     _bars_key: tuple[object, ...]  # what the bars last showed: unchanged frames touch nothing
-    _marks_key: tuple[int, ...]  # (toggles, samples) the markers last showed
     _ticks_key: tuple[object, ...]  # (toggles, samples) the ticks on the bars last showed
 
     def __init__(self, parent: QWidget | None = None, window_ns: int | None = None) -> None:
@@ -159,6 +158,13 @@ class GraphsPanel(SnapshotPanel):
         self._front: list[str] = []  # graphs the user brought forward, most recent first
         self._arrangement: tuple[object, ...] | None = None
         self.shown: list[str] = []
+        self._drawn: list[str] = []  # the graphs shown when the last sample arrived
+        self._due: list[str] = []  # graphs still to draw from the newest sample, oldest first
+        self._last: Snapshot | None = None
+        self._drain = QTimer(self)  # draws what is due when no frame comes to do it (paused)
+        self._drain.setSingleShot(True)
+        self._drain.setInterval(FRAME_INTERVAL_MS)
+        self._drain.timeout.connect(lambda: self._last is not None and self._draw_due(self._last, 1))
         self._cell_spans: dict[str, int] = {}
         self._titles: dict[str, str] = {}
         self._bars_jain = True  # the dequeue graph's title has room for "· Jain 0.58"
@@ -194,15 +200,17 @@ class GraphsPanel(SnapshotPanel):
         """Show the last ``window_ns`` of simulated time (the playback speed chooses it)."""
         if window_ns != self.window_ns:
             self.window_ns = window_ns
-            self._rows, self._bars_key, self._marks_key, self._ticks_key = -1, (), (), ()
+            self._rows, self._toggles, self._bars_key, self._ticks_key = -1, -1, (), ()
 
     def reset(self) -> None:
         """Forget the run: data, toggle markers and the grown y axes."""
-        self._rows = -1
-        self._bars_key = self._marks_key = self._ticks_key = ()
+        self._rows = self._toggles = -1
+        self._last, self._drawn, self._due = None, [], []
+        self._drain.stop()
+        self._bars_key = self._ticks_key = ()
         self._bars_title = ""
         self._narrow_bars: bool | None = None
-        self._lo_ns = 0
+        self._lo_ns, self._hi_ns = 0, self.window_ns
         for name in TIME_PLOTS:
             self.plots[name].setXRange(0.0, self.window_ns / NS_PER_S, padding=0)
         self._tops = {"bandwidth": 1.0, "dequeues": 1.0}
@@ -242,33 +250,76 @@ class GraphsPanel(SnapshotPanel):
     # ---- per frame -------------------------------------------------------------------------------
 
     def show_snapshot(self, snapshot: Snapshot) -> None:
-        """Update every graph from ``snapshot``."""
+        """Update the shown graphs from ``snapshot``. A new sample in steady play is drawn one graph a
+        frame (``_due``): drawn together, a sample's graphs make one frame in three (at 30 frames a
+        second) a few milliseconds slower than the others, and that frame is the one a viewer sees
+        stutter. Anything else (the first sample, a toggle, a landing, a graph newly shown) is drawn at
+        once, and so is all that is due when the run did not move (paused, or drawn again to export)."""
+        same_instant = self._last is not None and snapshot.t_ns == self._last.t_ns
+        self._last = snapshot
         self._ensure_shape(snapshot)
-        if len(snapshot.series) != self._rows:
-            self._rows = len(snapshot.series)
-            self._update_time_graphs(snapshot)
-            self._slide(snapshot)
-        if (len(snapshot.toggles), self._rows) != self._marks_key:  # a toggle, or the window slid
-            self._marks_key = (len(snapshot.toggles), self._rows)
-            merge_ns = self.window_ns // MERGE_PER_WINDOW
-            marks = toggle_marks(snapshot.toggles, self._lo_ns, snapshot.t_ns, merge_ns, MAX_MARKERS)
-            for markers in self.markers.values():
-                markers.update(marks)
-        if self._shape[3]:
-            self._update_bars(snapshot)
+        rows, toggles = len(snapshot.series), len(snapshot.toggles)
+        if (rows, toggles) != (self._rows, self._toggles) or self._drawn != self.shown:
+            steady = self._drawn == self.shown and toggles == self._toggles and 0 < rows - self._rows <= 2
+            self._rows, self._toggles, self._drawn = rows, toggles, list(self.shown)
+            self._window_for(snapshot)
+            self._due += [name for name in self._drawable() if name not in self._due]
+            if not steady or same_instant:
+                self._draw_due(snapshot, len(self._due))
+            self._update_markers(snapshot)
+        self._draw_due(snapshot, len(self._due) if same_instant else 1)
 
-    def _slide(self, snapshot: Snapshot) -> None:
-        """Move the window when a sample arrives (not every frame: between samples nothing new is
+    def flush(self) -> None:
+        """Draw every graph still due from the last snapshot (the drain timer's work, now)."""
+        if self._last is not None:
+            self._draw_due(self._last, len(self._due))
+
+    def _drawable(self) -> list[str]:
+        """The graphs a sample redraws: the shown ones (a graph that does not fit costs nothing)."""
+        return [name for name in self.shown if name in TIME_PLOTS or (name == "dequeues" and self._shape[3])]
+
+    def _draw_due(self, snapshot: Snapshot, count: int) -> None:
+        """Draw the next ``count`` graphs due, oldest first; the rest wait for the next frame or, if
+        none comes (paused), for the drain timer."""
+        names, self._due = self._due[:count], self._due[count:]
+        timed = [name for name in names if name in TIME_PLOTS]
+        if timed:
+            self._update_time_graphs(snapshot, timed)
+            for name in timed:
+                self.plots[name].setXRange(self._lo_ns / NS_PER_S, self._hi_ns / NS_PER_S, padding=0)
+        if "dequeues" in names:
+            self._update_bars(snapshot)
+        if self._due:
+            self._drain.start()
+        else:
+            self._drain.stop()
+
+    def _catch_up(self) -> None:
+        """After the graphs shown changed: draw the newly shown ones from the last snapshot at once (the
+        run may be paused, and no snapshot is coming)."""
+        if self._last is not None and self._drawn != self.shown and self._shape:
+            self._drawn = list(self.shown)
+            self._window_for(self._last)
+            self._due = [name for name in self._drawable() if name not in self._due] + self._due
+            self._draw_due(self._last, len(self._due))
+
+    def _window_for(self, snapshot: Snapshot) -> None:
+        """The window moves when a sample arrives (not every frame: between samples nothing new is
         drawn), leaving one interval at the right for what happens before the next sample."""
         series = snapshot.series
         last_ns = int(series[-1, 0]) if len(series) else 0
         step_ns = last_ns - int(series[-2, 0]) if len(series) > 1 else last_ns
-        hi_ns = max(self.window_ns, last_ns + step_ns)
-        self._lo_ns = hi_ns - self.window_ns
-        for name in TIME_PLOTS:
-            self.plots[name].setXRange(self._lo_ns / NS_PER_S, hi_ns / NS_PER_S, padding=0)
+        self._hi_ns = max(self.window_ns, last_ns + step_ns)
+        self._lo_ns = self._hi_ns - self.window_ns
 
-    def _update_time_graphs(self, snapshot: Snapshot) -> None:
+    def _update_markers(self, snapshot: Snapshot) -> None:
+        merge_ns = self.window_ns // MERGE_PER_WINDOW
+        marks = toggle_marks(snapshot.toggles, self._lo_ns, snapshot.t_ns, merge_ns, MAX_MARKERS)
+        for markers in self.markers.values():
+            markers.update(marks)
+
+    def _update_time_graphs(self, snapshot: Snapshot, names: list[str]) -> None:
+        """The time graphs ``names`` from the window's rows."""
         series = snapshot.series
         if not len(series):
             return
@@ -279,18 +330,22 @@ class GraphsPanel(SnapshotPanel):
         # Each interval on its own is worth drawing only where intervals are long enough to mean
         # something (10 ms and more: a frame of iperf's data loop is half a millisecond).
         self._show_raw(float(np.median(dt_ns)) >= RAW_MIN_NS)
-        self.bandwidth_curve.setData(edges, bandwidth_mbps(delta[:, lay.acked_bytes], dt_ns))
         ends, moving = moving_block(series, t_from, MEAN_SAMPLES)
         mdt = np.maximum(moving[:, 0], 1).astype(np.float64)
-        mean_mbps = bandwidth_mbps(moving[:, lay.acked_bytes], mdt)
-        self.bandwidth_mean.setData(ends, mean_mbps)
         since = self._since_change(snapshot)
-        self._grow("bandwidth", max(float(mean_mbps.max(initial=0.0)), since[1]))
-        for ci, curve in zip(self._thread_cols, self.thread_curves.values(), strict=True):
-            curve.setData(ends, 100.0 * share(moving[:, ci], mdt))
-        self._update_split(ends, share(moving, mdt[:, None]), lay)
+        shown = names
+        if "bandwidth" in shown:
+            self.bandwidth_curve.setData(edges, bandwidth_mbps(delta[:, lay.acked_bytes], dt_ns))
+            mean_mbps = bandwidth_mbps(moving[:, lay.acked_bytes], mdt)
+            self.bandwidth_mean.setData(ends, mean_mbps)
+            self._grow("bandwidth", max(float(mean_mbps.max(initial=0.0)), since[1]))
+        if "threads" in shown:
+            for ci, curve in zip(self._thread_cols, self.thread_curves.values(), strict=True):
+                curve.setData(ends, 100.0 * share(moving[:, ci], mdt))
+        if "cpus" in shown:
+            self._update_split(ends, share(moving, mdt[:, None]), lay)
         dq = list(lay.cpu_dequeued)
-        if dq:
+        if dq and "fairness" in shown:
             each, since_curve, mean = self.fairness_curves
             each.setData(edges, jain_rows(delta[:, dq]))
             mean.setData(ends, jain_rows(moving[:, dq]))
@@ -407,7 +462,7 @@ class GraphsPanel(SnapshotPanel):
         if shape == self._shape:
             return
         self._shape = shape
-        self._rows, self._bars_key, self._marks_key, self._ticks_key = -1, (), (), ()
+        self._rows, self._toggles, self._bars_key, self._ticks_key = -1, -1, (), ()
         for plot, item in self._run_items:
             plot.removeItem(item)
         self._run_items = []
@@ -537,7 +592,12 @@ class GraphsPanel(SnapshotPanel):
         return (*self._front, *(n for n in self._order if n not in self._front))
 
     def _layout(self) -> None:
-        """Place as many graphs as fit, most telling first (see ``grid_shape``)."""
+        """Place as many graphs as fit, most telling first (see ``grid_shape``), and draw the ones
+        that were not shown before."""
+        self._arrange()
+        self._catch_up()
+
+    def _arrange(self) -> None:
         if not self._order:
             return
         ranked = self._ranked()
@@ -654,6 +714,11 @@ class GraphsPanel(SnapshotPanel):
         self._chooser.setVisible(hidden)
         self._chooser.adjustSize()
         self._chooser.move(self.width() - self._chooser.width() - 4, 2)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        """Hidden (the window closed, another tab in front): what is due waits for the next frame."""
+        self._drain.stop()
+        super().hideEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

@@ -26,6 +26,10 @@ _RECORD_TYPES: Final = TRACE_RECORD_TYPES
 _KIND: Final = {cls: i for i, cls in enumerate(_RECORD_TYPES)}
 _GETTERS: Final = [attrgetter(*(f.name for f in fields(cls))) for cls in _RECORD_TYPES]
 _YIELD: Final = _KIND[YieldRecord]
+# A checkpoint packs its records in chunks of this many, and a chunk of records already drained (they
+# never move again) is packed once and reused by every later checkpoint that keeps it: rungs a few
+# milliseconds apart keep nearly the same 4096 records, and packing them anew was most of a rung's cost.
+CHUNK: Final = 256
 
 
 def pack_records(records: list[TraceRecord]) -> bytes:
@@ -64,14 +68,17 @@ class TraceLog:
     ``TRACE_LIMIT`` in all, the undrained ones first): a copy of the run (``model.fork``) that a window
     lands on hands them out again (``rehand``) to draw the run's recent past."""
 
-    __slots__ = ("_read", "appended", "full", "packed", "records")
+    __slots__ = ("_chunks", "_dropped", "_read", "appended", "full", "packed", "records")
 
     def __init__(self, full: bool) -> None:
         self.records: list[TraceRecord] = []
-        self.packed = b""  # older records than ``records``, packed (a checkpoint's), until ``rehand``
+        # Older records than ``records``, packed in chunks (a checkpoint's), until ``rehand``.
+        self.packed: tuple[bytes, ...] = ()
         self.full = full
         self.appended = 0  # records ever added: a mark for ``insert``
         self._read = 0  # the records drained so far
+        self._dropped = 0  # records trimmed off the front: records[i] is record number _dropped + i
+        self._chunks: dict[int, bytes] = {}  # chunk k (records k*CHUNK onwards, all drained), packed
 
     def add(self, record: TraceRecord) -> None:
         records = self.records
@@ -94,12 +101,13 @@ class TraceLog:
     def _trim(self) -> None:
         records = self.records
         if len(records) - self._read > TRACE_LIMIT:  # nobody drains: the oldest half of the limit goes
-            del records[: self._read + TRACE_LIMIT // 2]
+            cut = self._read + TRACE_LIMIT // 2
             self._read = 0
         else:  # the drained records go first, half the limit at a time
             cut = min(self._read, len(records) - TRACE_LIMIT // 2)
-            del records[:cut]
             self._read -= cut
+        del records[:cut]
+        self._dropped += cut
 
     def drain(self) -> tuple[TraceRecord, ...]:
         """The records added since the last drain, once."""
@@ -108,33 +116,67 @@ class TraceLog:
         return out
 
     def parked(self, n: int) -> tuple[Any, ...]:
-        """How a parked checkpoint keeps this trace (``model.fork.park``): the newest ``n`` records,
-        packed, its recent past in a few bytes a record. A run made of it adds records after them, and
-        ``rehand`` unpacks them in front. Leaves this trace as it is."""
+        """How a parked checkpoint keeps this trace (``model.fork.park``): the newest ``n`` records (or
+        up to ``CHUNK`` more, from the start of the chunk that holds the oldest of them), packed, its
+        recent past in a few bytes a record. A run made of it adds records after them, and ``rehand``
+        unpacks them in front. Leaves the records as they are."""
         records = self.records
+        if n <= 0:
+            return resume_trace, (self.full, self.appended, ())
         if self.packed and len(records) < n:  # a run that went on from a checkpoint: its older past too
             records = self.packed_records() + records
-        return resume_trace, (self.full, self.appended, pack_records(records[-n:] if n > 0 else []))
+            return resume_trace, (self.full, self.appended, (pack_records(records[-n:]),))
+        if self.full:  # a full trace's drained records can still move (``insert``): no chunks
+            return resume_trace, (self.full, self.appended, (pack_records(records[-n:]),))
+        return resume_trace, (self.full, self.appended, self._chunked(n))
+
+    def _chunked(self, n: int) -> tuple[bytes, ...]:
+        """The newest ``n`` records as packed chunks: whole chunks of drained records from the cache
+        (packed on first use), the chunk cut by a trim and the newest records packed now."""
+        records, base = self.records, self._dropped
+        first = max(base + len(records) - n, base) // CHUNK
+        drained = base + self._read  # record numbers below this are drained: they never move
+        blobs: list[bytes] = []
+        lo = max(first * CHUNK, base)
+        k = first
+        while (k + 1) * CHUNK <= drained:
+            if lo == k * CHUNK:
+                blob = self._chunks.get(k)
+                if blob is None:
+                    blob = self._chunks[k] = pack_records(records[lo - base : lo - base + CHUNK])
+            else:  # its oldest records were trimmed: packed as they are, not kept
+                blob = pack_records(records[lo - base : (k + 1) * CHUNK - base])
+            blobs.append(blob)
+            k += 1
+            lo = k * CHUNK
+        blobs.append(pack_records(records[lo - base :]))
+        for old in [key for key in self._chunks if key < first]:  # no later checkpoint keeps them
+            del self._chunks[old]
+        return tuple(blobs)
 
     def clear(self) -> None:
         """Let every record go (the run is done with)."""
         self.records.clear()
-        self.packed = b""
+        self.packed = ()
         self._read = 0
+        self._dropped = 0
+        self._chunks = {}
 
     def packed_records(self) -> list[TraceRecord]:
-        return unpack_records(self.packed) if self.packed else []
+        return [record for blob in self.packed for record in unpack_records(blob)]
 
     def rehand(self) -> None:
         """The next drain hands out every record kept (packed ones unpacked), the drained ones again."""
         if self.packed:
             records = self.packed_records() + self.records
             self.records = records[-TRACE_LIMIT:] if not self.full else records
-            self.packed = b""
+            self.packed = ()
         self._read = 0
+        self._dropped = 0  # numbered afresh: nothing is drained, and no chunk is kept
+        self._chunks = {}
 
 
-def resume_trace(full: bool, appended: int, packed: bytes) -> TraceLog:
+def resume_trace(full: bool, appended: int, packed: tuple[bytes, ...]) -> TraceLog:
     """A parked trace (``TraceLog.parked``) made a run's again: nothing drained, the records packed."""
     trace = TraceLog(full)
     trace.appended = appended
