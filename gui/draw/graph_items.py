@@ -188,6 +188,8 @@ def make_plot(
         keep_picture(plot.getAxis(side))
         keep_picture(plot.getAxis(side).label)
     keep_picture(plot.titleLabel.item)
+    for side in ("top", "right"):  # hidden, yet linked they rebuild their (rich text) name at every slide
+        plot.getAxis(side).unlinkFromView()
     cell = pg.GraphicsLayout()
     cell.layout.setContentsMargins(0, 0, 0, 0)
     cell.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # columns share equally
