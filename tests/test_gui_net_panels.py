@@ -395,10 +395,8 @@ def test_a_sample_in_steady_play_is_drawn_one_graph_a_frame(
     graphs: GraphsPanel, frames: list[Snapshot], qtbot
 ) -> None:
     def last_x(name: str) -> float:
-        curve = graphs.bandwidth_curve if name == "bandwidth" else graphs.fairness_curves[0]
-        if name == "threads":
-            curve = next(iter(graphs.thread_curves.values()))
-        x, _y = curve.getData()
+        curves = {"bandwidth": graphs.bandwidth_curve, "threads": next(iter(graphs.thread_curves.values()))}
+        x, _y = curves[name].getData()
         return float(x[-1])
 
     graphs.resize(1600, 520)

@@ -260,14 +260,21 @@ class GraphsPanel(SnapshotPanel):
         self._ensure_shape(snapshot)
         rows, toggles = len(snapshot.series), len(snapshot.toggles)
         if (rows, toggles) != (self._rows, self._toggles) or self._drawn != self.shown:
-            steady = self._drawn == self.shown and toggles == self._toggles and 0 < rows - self._rows <= 2
-            self._rows, self._toggles, self._drawn = rows, toggles, list(self.shown)
-            self._window_for(snapshot)
-            self._due += [name for name in self._drawable() if name not in self._due]
-            if not steady or same_instant:
-                self._draw_due(snapshot, len(self._due))
-            self._update_markers(snapshot)
+            steady = (
+                self._rows >= 0 and self._drawn == self.shown and toggles == self._toggles
+            ) and 0 < rows - self._rows <= 2
+            self._take_sample(snapshot, at_once=same_instant or not steady)
         self._draw_due(snapshot, len(self._due) if same_instant else 1)
+
+    def _take_sample(self, snapshot: Snapshot, at_once: bool) -> None:
+        """``snapshot``'s rows are the ones to draw: every shown graph is due (all drawn now if
+        ``at_once``), the window moves and the toggle markers follow it."""
+        self._rows, self._toggles, self._drawn = len(snapshot.series), len(snapshot.toggles), list(self.shown)
+        self._window_for(snapshot)
+        self._due += [name for name in self._drawable() if name not in self._due]
+        if at_once:
+            self._draw_due(snapshot, len(self._due))
+        self._update_markers(snapshot)
 
     def flush(self) -> None:
         """Draw every graph still due from the last snapshot (the drain timer's work, now)."""
@@ -298,10 +305,7 @@ class GraphsPanel(SnapshotPanel):
         """After the graphs shown changed: draw the newly shown ones from the last snapshot at once (the
         run may be paused, and no snapshot is coming)."""
         if self._last is not None and self._drawn != self.shown and self._shape:
-            self._drawn = list(self.shown)
-            self._window_for(self._last)
-            self._due = [name for name in self._drawable() if name not in self._due] + self._due
-            self._draw_due(self._last, len(self._due))
+            self._take_sample(self._last, at_once=True)
 
     def _window_for(self, snapshot: Snapshot) -> None:
         """The window moves when a sample arrives (not every frame: between samples nothing new is
@@ -332,24 +336,26 @@ class GraphsPanel(SnapshotPanel):
         self._show_raw(float(np.median(dt_ns)) >= RAW_MIN_NS)
         ends, moving = moving_block(series, t_from, MEAN_SAMPLES)
         mdt = np.maximum(moving[:, 0], 1).astype(np.float64)
-        since = self._since_change(snapshot)
-        shown = names
-        if "bandwidth" in shown:
+        since_x, since_mbps, since_jain = self._since_change(snapshot)
+        if "bandwidth" in names:
             self.bandwidth_curve.setData(edges, bandwidth_mbps(delta[:, lay.acked_bytes], dt_ns))
             mean_mbps = bandwidth_mbps(moving[:, lay.acked_bytes], mdt)
             self.bandwidth_mean.setData(ends, mean_mbps)
-            self._grow("bandwidth", max(float(mean_mbps.max(initial=0.0)), since[1]))
-        if "threads" in shown:
+            self.bandwidth_since.setData(since_x, since_mbps)
+            self._grow(
+                "bandwidth", max(float(mean_mbps.max(initial=0.0)), float(since_mbps.max(initial=0.0)))
+            )
+        if "threads" in names:
             for ci, curve in zip(self._thread_cols, self.thread_curves.values(), strict=True):
                 curve.setData(ends, 100.0 * share(moving[:, ci], mdt))
-        if "cpus" in shown:
+        if "cpus" in names:
             self._update_split(ends, share(moving, mdt[:, None]), lay)
         dq = list(lay.cpu_dequeued)
-        if dq and "fairness" in shown:
+        if dq and "fairness" in names:
             each, since_curve, mean = self.fairness_curves
             each.setData(edges, jain_rows(delta[:, dq]))
             mean.setData(ends, jain_rows(moving[:, dq]))
-            since_curve.setData(*since[2:])
+            since_curve.setData(since_x, since_jain)
 
     def _show_raw(self, raw: bool) -> None:
         """Each interval's own steps (and their legend entry) only where intervals are long enough."""
@@ -367,18 +373,17 @@ class GraphsPanel(SnapshotPanel):
 
     def _since_change(
         self, snapshot: Snapshot
-    ) -> tuple[float, float, NDArray[np.float64], NDArray[np.float64]]:
-        """The dashed "since the last change" lines: (start s, Mbit/s) and the fairness line's data."""
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """The dashed "since the last change" lines' data: the interval's edges (s), its Mbit/s and its
+        Jain index (no step before the first change)."""
         anchor = snapshot.series_anchor
         last = snapshot.series[-1]
         fig = interval_figures(snapshot.series_layout, anchor, last) if anchor is not None else None
         if fig is None:
-            self.bandwidth_since.setData(np.zeros(1), np.zeros(0))
-            return 0.0, 0.0, np.zeros(1), np.zeros(0)
+            return np.zeros(1), np.zeros(0), np.zeros(0)
         x = np.array([fig.t0_ns, fig.t1_ns], dtype=np.float64) / NS_PER_S
-        self.bandwidth_since.setData(x, np.array([fig.bandwidth_mbps]))
         jain = fig.fairness_jain if fig.fairness_jain is not None else 1.0
-        return float(x[0]), fig.bandwidth_mbps, x, np.array([jain])
+        return x, np.array([fig.bandwidth_mbps]), np.array([jain])
 
     def _update_split(
         self, ends: NDArray[np.float64], shares: NDArray[np.float64], lay: SeriesLayout
