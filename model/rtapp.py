@@ -25,13 +25,13 @@ from model.keyspec import coerce, shown
 from model.scenario import (
     Scenario,
     ScenarioError,
-    TaskSpec,
     check_consistent,
     load_scenario,
     parse_scenario,
     task_specs,
 )
 from model.scenario_file import read_scenario_text
+from model.scenario_sections import TaskSpec
 
 US = 1_000
 MAX_FILE_BYTES = 8_000_000

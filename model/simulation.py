@@ -26,7 +26,7 @@ from model.events import PRIO_SAMPLE
 from model.fork import Parked, fork_state, park, unpark
 from model.machine import Machine
 from model.machine.trace import TraceLog
-from model.metrics import Series, bandwidth_mbps, jain_index, rate_per_s, seconds, share
+from model.metrics import Series, bandwidth_mbps, seconds
 from model.net.qdisc import Qdisc
 from model.net.qdiscs import make_qdisc
 from model.net.rx import NicRx, RxConfig, RxSocket
@@ -37,11 +37,13 @@ from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
 from model.net.wire import frame_ns
 from model.observe import AttrProbe, IrqProbe, ItemProbe, SwitchesProbe, cpu_views, task_views
-from model.scenario import Scenario, ScenarioError, TaskSpec, check_consistent
+from model.scenario import Scenario, ScenarioError, check_consistent
+from model.scenario_sections import TaskSpec
 from model.sched import POLICIES, TUNABLES
 from model.sched.base import NSEC_PER_SEC
 from model.snapshot import CommandRecord, CpuView, SeriesLayout, Snapshot, TaskView, TraceRecord, Value
 from model.stops import StopRule, run_until_stop
+from model.summary import machine_summary, qdisc_summary, rx_summary
 from model.task import Task
 from model.workloads.generic import spawn_tasks
 from model.workloads.iperf import Iperf, IperfServer
@@ -417,90 +419,20 @@ class Simulation:
         """The whole-run metrics of ``schedlab run --json`` (the caller adds ``sim.wall_s``)."""
         m = self.machine
         duration_ns = max(m.now_ns, 1)
-        threads = {
-            t.name: {
-                "cpu_s": seconds(t.exec_ns),
-                "share": share(t.exec_ns, duration_ns),
-                "yields": t.yields,
-                "switches": t.switches,
-            }
-            for t in m.tasks
-        }
-        cpus = []
-        for c in m.cpus:
-            hard, soft = m.irq_ns(c)
-            cpus.append(
-                {
-                    "busy": share(c.task_ns + hard + soft, duration_ns),
-                    "user": share(c.task_ns, duration_ns),
-                    "hardirq": share(hard, duration_ns),
-                    "softirq": share(soft, duration_ns),
-                }
-            )
         return {
             "scenario": self.scenario.name,
             "seed": self.seed,
             "duration_s": seconds(duration_ns),
             "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in self._settings.items()},
             "bandwidth_mbps": bandwidth_mbps(self.acked_bytes(), duration_ns),
-            "threads": threads,
-            "cpus": cpus,
-            # Every switch on every CPU, to and from idle included (vmstat's "cs" column).
-            "system_context_switches_per_s": rate_per_s(sum(c.switches for c in m.cpus), duration_ns),
+            **machine_summary(m, duration_ns),
             "toggles": [{"t_s": seconds(t), "key": k, "value": v} for t, k, v in self.toggles],
             "sim": {"events": m.q.dispatched},
-            **self._rx_summary(),
-            **self._qdisc_summary(),
-        }
-
-    def _qdisc_summary(self) -> dict[str, Any]:
-        tx, q = self.txpath, self.qdisc
-        if tx is None or q is None:
-            return {}
-        st = q.stats()
-        counts = tx.c.per_cpu_dequeued
-        exits = sum(tx.c.exit_reasons.values())
-        return {
-            "qdisc": {
-                "enqueued": st.enqueued,
-                "dequeued": st.dequeued,
-                "dropped": st.dropped,
-                "requeues": tx.c.requeues,
-                "empty_runs": tx.c.empty_runs,
-                "tx_action_trylock_failed": tx.c.tx_action_trylock_failed,
-                "ksoftirqd_wakeups": tx.c.ksoftirqd_wakeups,
-                "ring_stops": tx.c.ring_stops,
-                "ring_wakes": tx.c.ring_wakes,
-                "sender_sleeps": tx.c.sender_sleeps,
-                "interrupts": tx.c.interrupts,
-                "backlog": st.backlog,
-                "bands": [{"sent": b.sent, "dropped": b.dropped, "backlog": b.backlog} for b in st.bands],
-                "per_cpu_dequeued": list(tx.c.per_cpu_dequeued),
-                "per_cpu_runs": list(tx.c.per_cpu_runs),
-                "runs": tx.c.runs,
-                "exit_reasons": dict(tx.c.exit_reasons),
-                # Each reason's share of all __qdisc_run exits (jamal counted why the loop stopped).
-                "exit_shares": {k: round(v / max(exits, 1), 4) for k, v in tx.c.exit_reasons.items()},
-                "max_min": round(max(counts) / max(min(counts), 1), 2),
-            },
-            "fairness_jain": jain_index(tx.c.per_cpu_dequeued),
+            **({} if self.nic_rx is None else rx_summary(self.nic_rx)),
+            **({} if self.txpath is None or self.qdisc is None else qdisc_summary(self.txpath, self.qdisc)),
         }
 
     def qdisc_view(self) -> QdiscView | None:
         if self.txpath is None or self.qdisc is None:
             return None
         return qdisc_view(self.txpath, self.qdisc, len(self.machine.cpus))
-
-    def _rx_summary(self) -> dict[str, Any]:
-        nic = self.nic_rx
-        if nic is None:
-            return {}
-        return {
-            "rx": {
-                "interrupts": nic.interrupts,
-                "rx_missed": nic.rx_missed,
-                "time_squeeze": nic.time_squeeze,
-                "sender_losses": nic.sender.losses,
-                "sender_cwnd": round(nic.sender.cwnd, 1),
-            }
-        }

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from model.scenario import MachineSpec, Scenario, SchedSpec, TaskSpec
+from model.scenario import Scenario
+from model.scenario_sections import MachineSpec, SchedSpec, TaskSpec
 from model.sched import POLICIES
 from model.simulation import Simulation
 from model.snapshot import SwitchRecord

@@ -12,7 +12,7 @@ context's own running time. ``_lock`` spins on a ``SpinLock``; a lock granted to
 held (ticket semantics) and used when the context runs again. Step ends wait in a heap of their own
 (time, then order of posting) behind one event of the machine's queue at its earliest time, so that
 while the transmit path runs the steps due now, the machine's queue shows the next event from
-outside the transmit path: the horizon of the closed form (``model.net.closedform``).
+outside the transmit path: the horizon of the closed form (``model.net.stretch_bridge``).
 """
 
 from __future__ import annotations

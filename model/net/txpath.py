@@ -10,6 +10,8 @@ The transmit path is built in layers, one mechanism per module (KERNEL.md §E, 3
 * ``softirq``: the NIC's interrupts, ``__do_softirq()`` and its restart limit, ``net_tx_action()``,
   NAPI TX clean, ksoftirqd;
 * ``senders``: the UDP senders, their socket send buffers and ``__dev_xmit_skb()``;
+* ``stretch_bridge``: a stretch of the closed form's bounds, its state gathered from the contexts, and
+  its turns applied back (``stretch``: that state);
 * ``closedform``: whole turns of the dequeue loop without events, where nothing else can happen;
 * this module: the whole, as the simulation and the view use it.
 

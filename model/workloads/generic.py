@@ -27,7 +27,7 @@ from model.actions import (
 )
 from model.copyable import mypyc_attr
 from model.machine import Machine
-from model.scenario import TaskSpec
+from model.scenario_sections import TaskSpec
 from model.task import Task
 from model.workloads.script import Scripts
 

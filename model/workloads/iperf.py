@@ -33,7 +33,7 @@ from model.copyable import mypyc_attr
 from model.machine import Machine
 from model.net.rx import NicRx, RxSocket
 from model.net.tcp import TcpSendSocket
-from model.scenario import IperfSpec
+from model.scenario_sections import IperfSpec
 from model.task import Task
 
 REPORTER_SLEEP_NS = 10_000_000  # the fixed reporter's usleep(10000) per pass

@@ -18,8 +18,9 @@ from collections.abc import Callable
 from model import script_steps as st
 from model.actions import Action, Compute, CondVar, Nanosleep, Program, ProgramState, SchedYield, Wait
 from model.copyable import mypyc_attr
+from model.keyspec import ScenarioError
 from model.machine import Machine
-from model.scenario import ScenarioError, TaskSpec
+from model.scenario_sections import TaskSpec
 from model.task import Task
 
 US = 1_000
