@@ -200,7 +200,7 @@ def _nested(a: Text, b: Text) -> bool:
 
 def problems(window: QWidget, screen: tuple[int, int]) -> list[str]:
     """Everything wrong with the window as it is laid out now, one line each."""
-    from gui.panels.graphs import MIN_PLOT_H
+    from gui.panels.graph_grid import MIN_PLOT_H
 
     out = []
     if window.width() > screen[0] or window.height() > screen[1]:

@@ -22,8 +22,10 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
+from gui.draw import graph_items as gi
 from gui.draw import qdisc_geometry as qg
 from gui.draw import series as gs
+from gui.draw import window_figures as wf
 from gui.panels import graphs as gp
 from gui.panels.graphs import GraphsPanel
 from gui.panels.qdisc import PLACEHOLDER, QdiscPanel
@@ -308,11 +310,11 @@ def test_thread_and_cpu_shares_are_the_mean_over_the_last_second(
     for name, curve in graphs.thread_curves.items():
         x, y = curve.getData()
         assert x.tolist() == pytest.approx(x_s.tolist())
-        expected = 100 * moving_mean(snap.series, col[f"{name}_exec_ns"], gp.MEAN_SAMPLES)
+        expected = 100 * moving_mean(snap.series, col[f"{name}_exec_ns"], wf.MEAN_SAMPLES)
         assert y.tolist() == pytest.approx(expected.tolist())
     assert set(graphs.thread_curves) == {"iperf-data", "iperf-reporter"}
     levels = graphs.cpu_strips[0].levels  # one CPU: hardirq, softirq, user stacked from 0; top at 1
-    hard = moving_mean(snap.series, col["cpu0_hardirq_ns"], gp.MEAN_SAMPLES)[1:]
+    hard = moving_mean(snap.series, col["cpu0_hardirq_ns"], wf.MEAN_SAMPLES)[1:]
     assert levels[1].tolist() == pytest.approx(hard.tolist())
     assert levels[-1].tolist() == [1.0] * len(hard)
     assert (np.diff(levels, axis=0) >= 0).all()
@@ -376,7 +378,7 @@ def test_y_axis_only_grows_until_reset(graphs: GraphsPanel, frames: list[Snapsho
         graphs.render(snap)
         tops.append(graphs.plots["bandwidth"].viewRange()[1][1])
     assert tops == sorted(tops) and tops[-1] > 60
-    assert tops[-1] == pytest.approx(gp.HEADROOM * 100.0)  # 94 Mbit/s → axis top 100, + label room
+    assert tops[-1] == pytest.approx(gi.HEADROOM * 100.0)  # 94 Mbit/s → axis top 100, + label room
     graphs.reset()
     assert graphs.plots["bandwidth"].viewRange()[1][1] < 2
 
@@ -430,10 +432,10 @@ def test_dequeue_bars_are_the_per_cpu_counts(graphs: GraphsPanel, frames: list[S
     graphs.flush()
     snap = with_qdisc(frames[24])
     assert graphs.plots["dequeues"].scene() is not None
-    assert graphs.bars.opts["height"].tolist() == list(snap.qdisc.per_cpu_dequeued)
+    assert graphs.dequeue_bars.bars.opts["height"].tolist() == list(snap.qdisc.per_cpu_dequeued)
     title = graphs.plots["dequeues"].titleLabel.text
     assert f"Jain {snap.qdisc.fairness_jain:.2f}" in title
-    (label,) = graphs.bar_ticks.labels()  # the toggle, marked across the bars
+    (label,) = graphs.dequeue_bars.ticks.labels()  # the toggle, marked across the bars
     assert label == "compat_yield=1"
     each, since, _mean = graphs.fairness_curves
     assert each.getData()[1].tolist() == pytest.approx([jain_index([47, 1, 1, 51])] * len(snap.series))
@@ -452,8 +454,8 @@ def test_the_2011_story_fills_both_panels(
         qdisc_panel.render(snap)
     assert snap.qdisc is not None
     assert graphs.plots["dequeues"].scene() is not None
-    assert graphs.bars.opts["height"].tolist() == list(snap.qdisc.per_cpu_dequeued)
-    assert graphs.bar_ticks.labels() == ["exit_rule=quota"]
+    assert graphs.dequeue_bars.bars.opts["height"].tolist() == list(snap.qdisc.per_cpu_dequeued)
+    assert graphs.dequeue_bars.ticks.labels() == ["exit_rule=quota"]
     assert graphs.markers["fairness"].labels() == [(pytest.approx(0.3), "exit_rule=quota")]
     assert set(graphs.thread_curves) == {t.name for t in snap.tasks}
     assert len(graphs.cpu_strips) == len(snap.cpus) == 4

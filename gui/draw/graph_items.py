@@ -18,11 +18,13 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsLayout, QSizePolicy
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette, theme
 from gui.draw.formats import nice_step
+from gui.draw.series import nice_ceiling
 
 NS_PER_S = 1_000_000_000
 TITLE_PT = 12
 TICK_PT = 11
 LABEL_PT = 10
+HEADROOM = 1.2  # the view reaches 20 % above the data's axis top: room for the toggle labels
 
 
 def title_size() -> str:
@@ -225,6 +227,22 @@ def restyle_plot(plot: pg.PlotItem) -> None:
         for _sample, label in legend.items:
             label.setText(label.text, size=legend.opts["labelTextSize"], color=palette.TEXT)
         legend.updateSize()
+
+
+def set_y_top(plot: pg.PlotItem, top: float, ticks: list[tuple[float, str]] | None = None) -> None:
+    """The y range up to the axis top ``top`` (and the labelled ``ticks``, if given)."""
+    plot.setYRange(-0.06 * top, top * HEADROOM, padding=0)
+    if ticks is not None:
+        plot.getAxis("left").setTicks([ticks, []])
+
+
+def grow_y_top(plot: pg.PlotItem, top: float, value: float) -> float:
+    """The axis top that shows ``value``: y axes only grow, to round numbers (``top`` or more)."""
+    grown = nice_ceiling(value)
+    if grown > top:
+        set_y_top(plot, grown)
+        return grown
+    return top
 
 
 def step_curve(**opts: object) -> pg.PlotCurveItem:

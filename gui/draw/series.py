@@ -1,5 +1,5 @@
 """What the graphs plot, from ``Snapshot.series``: the rows of a sliding window, toggle markers, round axis
-tops and the grid of graphs. Pure functions of numbers: no Qt, no model state."""
+tops, the graphs' titles and the grid of graphs. Pure functions of numbers: no Qt, no model state."""
 
 from __future__ import annotations
 
@@ -122,6 +122,22 @@ PLOT_ORDER = {
     "server": ("bandwidth", "cpus", "threads"),
     "client": ("bandwidth", "threads", "cpus"),
     "tasks": ("threads", "cpus"),  # no network traffic: no bandwidth graph
+}
+
+
+PLOT_SPECS = {  # name: (title, y label, has a time axis, legend entries a row)
+    "bandwidth": ("Bandwidth", "Mbit/s", True, 3),
+    "threads": ("CPU share per thread", "% of one CPU", True, 4),
+    "cpus": ("CPU time per CPU", "", True, 2),
+    "dequeues": ("Dequeues per CPU", "packets", False, 1),
+    "fairness": ("Fairness (Jain index)", "1 = fair", True, 3),
+}
+SHORT_TITLES = {  # for a narrow graph
+    "bandwidth": "Bandwidth",
+    "threads": "CPU per thread",
+    "cpus": "CPU time",
+    "dequeues": "Dequeues",
+    "fairness": "Fairness (Jain)",
 }
 
 
