@@ -1,0 +1,158 @@
+"""The prio qdisc's bands painted: each band's row (its name, its FIFO bar, its counters, as many as the
+row's height holds), the packets queued in the bar coloured by sending CPU with a gap between blocks, head
+on the right, and the path from the bands' heads funnelling into one arrow to the device, labelled with
+the CPU that dequeues. Where each band's row goes is ``gui.draw.qdisc_geometry``'s.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
+
+from gui.draw import palette
+from gui.draw.qdisc_geometry import Box, QdiscLayout, fifo_blocks, fifo_runs, fmt_count, packets_per_block
+from gui.draw.qdisc_style import GOLD, Fonts, draw_pair, draw_text, ink
+from model.snapshot import BandView, QdiscView
+
+LABEL_H, COUNTS_H, MIN_BAR_H = 20.0, 18.0, 14.0
+
+
+def band_parts(h: float) -> tuple[bool, bool]:
+    """What a band's row of height ``h`` has room for: (its name line above the bar, its counters
+    line below it). A short row keeps the bar; the name then goes inside it, the counters to the tooltip."""
+    label = h >= LABEL_H + MIN_BAR_H
+    return label, label and h >= LABEL_H + COUNTS_H + MIN_BAR_H
+
+
+def fifo_rect(band_box: Box) -> QRectF:
+    """The FIFO bar inside a band's row: under its label and above its counters, where they fit."""
+    x, y, w, h = band_box
+    label, counts = band_parts(h)
+    top = y + (LABEL_H if label else 1.0)
+    room = h - (LABEL_H if label else 2.0) - (COUNTS_H + 2 if counts else 0.0)
+    return QRectF(x, top, w, max(min(room, 46.0), 6.0))
+
+
+def packet_color(cpu: int) -> QColor:
+    """Packets take their sender's colour; packets the view does not itemise are grey."""
+    return palette.cpu_color(cpu) if cpu >= 0 else palette.GREY
+
+
+def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
+    """One band as a FIFO: tail (arrivals, drops) on the left, head (towards the device) on the right."""
+    x, y, w, h = box
+    bar = fifo_rect(box)
+    has_label, has_counts = band_parts(h)
+    name = f"band {band.band}" + (" (highest priority)" if band.band == 0 else "")
+    p.setFont(fonts["bold"])
+    if p.fontMetrics().horizontalAdvance(name) > w * 0.6:
+        name = f"band {band.band}" + (" (top)" if band.band == 0 else "")
+    room = w - p.fontMetrics().horizontalAdvance(name) - 10
+    p.setFont(fonts["text"])
+    queued = f"{band.backlog} / {band.limit} queued"
+    if p.fontMetrics().horizontalAdvance(queued) > room:
+        queued = f"{band.backlog}/{band.limit}"
+    inside = not has_label or p.fontMetrics().horizontalAdvance(queued) > room
+    p.setPen(QPen(palette.TEXT, 1.5))
+    p.setBrush(QBrush(palette.BACKGROUND))
+    p.drawRect(bar)
+    draw_fifo(p, fonts, bar, band)
+    left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+    if has_label and inside:  # the name alone on its line
+        p.setFont(fonts["bold"] if room >= 0 else fonts["text"])
+        draw_text(p, QRectF(x, y, w, LABEL_H), left, name)
+    elif has_label:
+        line = QRectF(x, y, w, LABEL_H)
+        draw_pair(p, fonts, line, (name, "bold", palette.TEXT), (queued, "text", palette.TEXT))
+    p.setFont(fonts["text"])
+    empty = QRectF(
+        bar.left() + 6, bar.top(), bar.width() * (1 - band.backlog / max(band.limit, 1)) - 8, bar.height()
+    )
+    words = queued if has_label else f"{name}: {queued}"
+    fm = p.fontMetrics()
+    if inside and bar.height() >= fm.height() and empty.width() >= fm.horizontalAdvance(words):
+        p.setPen(palette.TEXT)
+        draw_text(p, empty, left, words)  # in the empty tail end of the bar
+    if has_counts:
+        drop_color = palette.VERMILLION.darker(130) if band.dropped else palette.TEXT
+        below = QRectF(x, bar.bottom() + 1, w, COUNTS_H)
+        dropped = (f"{fmt_count(band.dropped)} dropped", "text", drop_color)
+        draw_pair(p, fonts, below, dropped, (f"sent {fmt_count(band.sent)}", "text", palette.TEXT))
+
+
+def draw_fifo(p: QPainter, fonts: Fonts, bar: QRectF, band: BandView) -> None:
+    """The packets queued in a band, coloured by the CPU that sent them, head on the right."""
+    ppb = packets_per_block(band.limit, bar.width())
+    runs = fifo_blocks(band.head_runs, band.backlog, ppb)
+    spans = fifo_runs(tuple(runs), band.limit, bar.right(), bar.width())
+    inner = bar.adjusted(0, 3, 0, -3)
+    for cpu, _count, left, right_x in spans:
+        p.fillRect(QRectF(left, inner.top(), right_x - left, inner.height()), packet_color(cpu))
+    block_px = ppb * bar.width() / max(band.limit, 1)
+    draw_block_grid(p, inner, block_px, band.backlog * bar.width() / max(band.limit, 1))
+    p.setFont(fonts["text"])
+    for cpu, _count, left, right_x in spans:
+        run = QRectF(left, inner.top(), right_x - left, inner.height())
+        words = f"cpu{cpu}" if cpu >= 0 else "more packets"
+        if (
+            run.width() >= p.fontMetrics().horizontalAdvance(words) + 6
+            and run.height() >= p.fontMetrics().height()
+        ):
+            p.setPen(ink(packet_color(cpu)))
+            draw_text(p, run, Qt.AlignmentFlag.AlignCenter, words)
+
+
+def draw_block_grid(p: QPainter, bar: QRectF, block_px: float, filled_px: float) -> None:
+    """White gaps every block, so the fill reads as packets lined up towards the head."""
+    p.setPen(QPen(palette.BACKGROUND, 1.5))
+    right, edge = bar.right(), max(bar.right() - filled_px, bar.left())
+    top, bottom = bar.top() + 3, bar.bottom() - 3
+    gaps = []
+    k = 1
+    while right - k * block_px > edge + 0.5 and k < 400:
+        xk = right - k * block_px
+        gaps.append(QLineF(xk, top, xk, bottom))
+        k += 1
+    if gaps:
+        p.drawLines(gaps)  # one call for the whole row
+
+
+def path_bounds(lay: QdiscLayout) -> QRectF:
+    """Where ``draw_path`` draws: from the bands' heads to the device, the funnel, arrow and chip."""
+    x0 = lay.bands[0][0] + lay.bands[0][2] if lay.bands else lay.locks[0]
+    x1 = lay.device[0]
+    cy = lay.device[1] + lay.device[3] / 2
+    top = min([cy - 12, *(b[1] for b in lay.bands)])
+    bottom = max([cy + 62, *(b[1] + b[3] for b in lay.bands)])
+    left, right = min(x0, x1), max(x0, x1)
+    return QRectF(left - 6, top - 6, right - left + 12, bottom - top + 12)
+
+
+def draw_path(p: QPainter, fonts: Fonts, lay: QdiscLayout, q: QdiscView) -> None:
+    """Each band's head funnels into one arrow to the device, labelled with who dequeues."""
+    x0 = lay.bands[0][0] + lay.bands[0][2] if lay.bands else lay.locks[0]
+    x1 = lay.device[0]
+    cy = lay.device[1] + lay.device[3] / 2
+    mid = x0 + (x1 - x0) * 0.45
+    p.setPen(QPen(palette.TEXT, 2))
+    for box in lay.bands:
+        head = fifo_rect(box)
+        p.drawLine(QPointF(head.right(), head.center().y()), QPointF(mid, cy))
+    p.setPen(QPen(GOLD.darker(140), 6))
+    p.drawLine(QPointF(mid, cy), QPointF(x1 - 12, cy))
+    p.setBrush(QBrush(GOLD.darker(140)))
+    p.setPen(Qt.PenStyle.NoPen)
+    p.drawPolygon(QPolygonF([QPointF(x1 - 2, cy), QPointF(x1 - 16, cy - 10), QPointF(x1 - 16, cy + 10)]))
+    who = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "nobody"
+    p.setPen(palette.TEXT)
+    p.setFont(fonts["text"])
+    if x1 - x0 >= 100:
+        draw_text(p, QRectF(x0, cy + 14, x1 - x0, 20), Qt.AlignmentFlag.AlignCenter, "dequeued by")
+    chip = QRectF(x0 + 10, cy + 36, x1 - x0 - 20, 24)
+    color = palette.cpu_color(q.dequeuer_cpu) if q.dequeuer_cpu >= 0 else palette.LIGHT_GREY
+    p.setBrush(QBrush(color))
+    p.setPen(Qt.PenStyle.NoPen)
+    p.drawRoundedRect(chip, 5, 5)
+    p.setPen(ink(color))
+    p.setFont(fonts["bold"])
+    draw_text(p, chip, Qt.AlignmentFlag.AlignCenter, who)
