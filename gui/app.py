@@ -34,7 +34,8 @@ ICON_FILES = ("schedlab.svg", "schedlab-256.png")  # in resources/icons/; the PN
 EXPORT_LEAD_NS = 20_000_000  # the last 20 ms before --at are played frame by frame: 2 s at Normal
 EXPORT_FRAMES = 120
 EXPORT_PROGRESS_STEPS = 20  # the run up to --at in slices, so a long one shows progress
-# --panel: the slugs of MainWindow.export_targets (a test keeps the two the same), checked before the run
+# --panel: the slugs of gui.window_export.export_targets (a test keeps the two the same), checked before
+# the run
 EXPORT_PANELS = (
     "window",
     "cpu-lanes",
@@ -107,7 +108,8 @@ def parse_size(text: str) -> tuple[int, int]:
 def run_gui(args: argparse.Namespace) -> int:
     _ensure_platform(headless=False)
     app = _application()
-    from gui.main_window import MainWindow, default_settings, last_story
+    from gui.main_window import MainWindow
+    from gui.window_settings import default_settings, last_story
     from model.scenario import load_scenario
 
     settings = default_settings()
@@ -186,6 +188,7 @@ def _export(
     from gui.export import export_widget
     from gui.figures import FigureOptions
     from gui.main_window import MainWindow
+    from gui.window_export import figure_caption
 
     with tempfile.TemporaryDirectory(prefix="schedlab-export-") as tmp:
         # A throwaway settings file: an export neither reads nor changes the user's window state.
@@ -202,7 +205,7 @@ def _export(
             window.show()
             play_to(window, round(at_s * 1e9))
             widget = export_target(window, args.panel)
-            caption = window.figure_caption() if args.caption else ""
+            caption = figure_caption(window) if args.caption else ""
             export_widget(widget, out, what=what, options=FigureOptions(figure_scale(args), caption))
         finally:
             window.playback.stop()
@@ -218,8 +221,10 @@ def slug(name: str) -> str:
 
 def export_target(window: Any, panel: str) -> Any:
     """The widget ``--panel`` names (the slug of a File > Export target); a one-line error otherwise."""
+    from gui.window_export import export_targets
+
     targets = {"window": window} | {
-        slug(k): w for k, w in window.export_targets().items() if k != "Whole window"
+        slug(k): w for k, w in export_targets(window).items() if k != "Whole window"
     }
     if panel not in targets:
         raise ScenarioError(f"--panel {panel!r}: allowed here: {', '.join(targets)}")

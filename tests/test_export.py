@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 from gui.export import ExportError, export_widget
+from gui.window_export import export_targets, export_to
 from model import cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -79,10 +80,10 @@ def test_unwritable_target_is_refused(qtbot, tmp_path: Path) -> None:
 
 def test_window_export_both_formats(window, tmp_path: Path) -> None:
     size = window.size()
-    for target in window.export_targets():
-        assert window.export_to(target, str(tmp_path / f"{target}.png")), target
+    for target in export_targets(window):
+        assert export_to(window, target, str(tmp_path / f"{target}.png")), target
     assert_png(tmp_path / "Whole window.png", size.width(), size.height())
-    assert window.export_to("Whole window", str(tmp_path / "window.svg"))
+    assert export_to(window, "Whole window", str(tmp_path / "window.svg"))
     assert_svg(tmp_path / "window.svg")
 
 
@@ -90,7 +91,7 @@ def test_window_export_error_is_a_dialog(window, tmp_path: Path, monkeypatch) ->
     shown: list[str] = []
     monkeypatch.setattr(window, "show_error", lambda title, message: shown.append(message))
     t_before = window.playback.simulation.now_ns
-    assert not window.export_to("Whole window", str(tmp_path / "nowhere" / "x.png"))
+    assert not export_to(window, "Whole window", str(tmp_path / "nowhere" / "x.png"))
     assert shown and "does not exist" in shown[0]
     assert window.playback.simulation.now_ns == t_before
 

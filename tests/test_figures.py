@@ -154,6 +154,7 @@ def test_headless_export_of_a_panel_at_a_dpi_with_a_caption(tmp_path) -> None:  
 
 def test_the_panel_names_are_the_windows_export_targets(windows) -> None:
     from gui.app import EXPORT_PANELS, slug
+    from gui.window_export import export_targets
 
-    names = {slug(k) for k in windows["qdisc-fairness-2011"].export_targets() if k != "Whole window"}
+    names = {slug(k) for k in export_targets(windows["qdisc-fairness-2011"]) if k != "Whole window"}
     assert set(EXPORT_PANELS) == names | {"window"}

@@ -25,6 +25,7 @@ from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 from gui.file_dialogs import FileTypeIconProvider, file_dialog
 from gui.main_window import MainWindow
+from gui.window_export import export_to
 from model.cli import outputs
 from model.scenario import load_scenario
 
@@ -114,7 +115,7 @@ def test_export_to_a_place_that_cannot_take_it(window, dialogs, tmp_path: Path, 
     (tmp_path / "readonly.png").write_bytes(b"old")
     (tmp_path / "readonly.png").chmod(0o444)
     before = sorted(os.listdir(tmp_path))
-    assert not window.export_to("Whole window", str(tmp_path / target))
+    assert not export_to(window, "Whole window", str(tmp_path / target))
     assert [b.windowTitle() for b in dialogs] == ["Export failed"]
     assert dialogs[0].textFormat() == Qt.TextFormat.PlainText and target.split("/")[-1] in dialogs[0].text()
     assert sorted(os.listdir(tmp_path)) == before and (tmp_path / "readonly.png").read_bytes() == b"old"
@@ -149,7 +150,7 @@ def test_export_on_a_full_disk_keeps_the_old_picture(window, dialogs, tmp_path: 
     shots.mkdir()
     old = shots / "shot.png"
     old.write_bytes(b"the picture from before")
-    assert not window.export_to("Whole window", str(old))
+    assert not export_to(window, "Whole window", str(old))
     assert "No space left on device" in dialogs[0].text()
     assert old.read_bytes() == b"the picture from before" and os.listdir(shots) == ["shot.png"]
     still_running(window)

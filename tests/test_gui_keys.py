@@ -29,9 +29,9 @@ def test_shortcuts_beat_a_focused_spin_box_and_escape_leaves_it(qtbot, temp_sett
     w.activateWindow()
     settle(app)
     spin = w.controls.cpus_spin
-    for i in range(w.side.count()):  # its Settings tab in front
-        if w.side.widget(i).isAncestorOf(spin):
-            w.side.setCurrentIndex(i)
+    for i in range(w.frame.side.count()):  # its Settings tab in front
+        if w.frame.side.widget(i).isAncestorOf(spin):
+            w.frame.side.setCurrentIndex(i)
     spin.setFocus()
     settle(app)
     assert app.focusWidget() is spin

@@ -20,7 +20,7 @@ from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 import model
 from gui.draw.layout_plan import plan_layout
-from gui.main_window import MainWindow, last_story
+from gui.main_window import MainWindow
 from gui.panels.controls import why_disabled
 from gui.panels.status import status_text
 from gui.panels.time_controls import format_sim_time, slider_to_speed, speed_label, speed_to_slider
@@ -34,6 +34,8 @@ from gui.playback import (
     Playback,
     next_budget_ns,
 )
+from gui.window_export import export_targets
+from gui.window_settings import last_story
 from model.scenario import builtin_names, key_specs, load_scenario, parse_scenario
 from model.simulation import Simulation
 from model.snapshot import Snapshot
@@ -502,12 +504,12 @@ def test_screenshots_of_every_panel(make_window, story: str) -> None:
 def test_qdisc_tab_only_with_a_qdisc(make_window) -> None:
     w = make_window()
     assert frames_or_refresh(w).qdisc is None
-    assert w.middle.indexOf(w.qdisc) < 0 and "Qdisc" not in w.export_targets()
+    assert w.frame.middle.indexOf(w.qdisc) < 0 and "Qdisc" not in export_targets(w)
     if "qdisc-fairness-2011" not in builtin_names():
         pytest.skip("no qdisc story yet")
     assert w.choose_story("qdisc-fairness-2011")
     assert w.playback.last_snapshot is not None and w.playback.last_snapshot.qdisc is not None
-    assert w.middle.currentWidget() is w.qdisc and "Qdisc" in w.export_targets()
+    assert w.frame.middle.currentWidget() is w.qdisc and "Qdisc" in export_targets(w)
     assert w.controls.is_enabled("qdisc.exit_rule") and w.controls.is_enabled("qdisc.weight_p")
     w.controls.radios["qdisc.exit_rule"]["quota"].click()
     w.controls.weight_spin.setValue(16)
@@ -515,7 +517,7 @@ def test_qdisc_tab_only_with_a_qdisc(make_window) -> None:
     assert w.playback.simulation.settings()["qdisc.weight_p"] == 16
     assert [k for _, k, _ in w.playback.simulation.toggles] == ["qdisc.exit_rule", "qdisc.weight_p"]
     w.choose_story("cfs-yield-2007")
-    assert w.middle.indexOf(w.qdisc) < 0 and w.middle.currentWidget() is w.runqueue
+    assert w.frame.middle.indexOf(w.qdisc) < 0 and w.frame.middle.currentWidget() is w.runqueue
 
 
 def frames_or_refresh(w: MainWindow) -> Snapshot:
@@ -558,7 +560,7 @@ def test_the_panel_behind_a_tab_catches_up_when_brought_to_the_front(make_window
     monkeypatch.setattr(w.runqueue, "render", lambda snap: rendered.append(snap.t_ns))
     last = frames(w, 3)
     assert rendered == []  # hidden: no work per frame
-    w.middle.setCurrentWidget(w.runqueue)
+    w.frame.middle.setCurrentWidget(w.runqueue)
     assert rendered == [last.t_ns]  # shown: the latest snapshot at once
 
 
