@@ -21,9 +21,9 @@ from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 from gui.draw import formats as fmt
 from gui.draw import landing as ldg
 from gui.draw import lane_history as ch
+from gui.draw import lane_window as lw
 from gui.draw import runqueue_scene as rs
 from gui.draw.lane_history import LaneHistory
-from gui.panels import cpu_lanes as cl
 from gui.panels import runqueue as rp
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.runqueue import RunqueuePanel
@@ -110,7 +110,19 @@ def test_format_duration_picks_the_unit_a_class_reads() -> None:
 def test_axis_ticks_are_a_1_2_5_step_back_from_now() -> None:
     assert fmt.nice_step(50_000_000, 5) == 10_000_000
     assert fmt.nice_step(50_000_000, 3) == 20_000_000
-    assert cl.axis_ticks(50_000_000, 5) == [0, -(10**7), -2 * 10**7, -3 * 10**7, -4 * 10**7, -5 * 10**7]
+    assert lw.axis_ticks(50_000_000, 5) == [0, -(10**7), -2 * 10**7, -3 * 10**7, -4 * 10**7, -5 * 10**7]
+
+
+def test_axis_tick_instants_are_round_and_inside_the_window() -> None:
+    ticks = [40_000_000, 30_000_000, 20_000_000, 10_000_000, 0]
+    assert lw.tick_instants(47_000_000, 50_000_000, 5) == (10_000_000, ticks)
+    assert lw.tick_instants(50_000_000, 50_000_000, 5)[1] == [50_000_000, *ticks]  # a round now is a tick
+
+
+def test_zoom_keeps_the_instant_under_the_pointer_and_stays_in_bounds() -> None:
+    win, end = lw.zoom_window(10_000_000, 100_000_000, 0.5, 2.0)
+    assert win == 20_000_000 and end - 0.5 * win == 95_000_000
+    assert lw.zoom_window(10_000_000, 100_000_000, 1.0, 1e-9) == (lw.ZOOM_BOUNDS_NS[0], 100_000_000)
 
 
 def test_time_to_x_puts_now_at_the_right_edge() -> None:
@@ -120,11 +132,11 @@ def test_time_to_x_puts_now_at_the_right_edge() -> None:
 
 
 def test_window_follows_density_with_hysteresis() -> None:
-    rate = cl.TARGET_RECORDS_IN_WINDOW / 20_000_000  # ideal: 20 ms
-    assert cl.choose_window_ns(rate, 50_000_000) == 20_000_000
-    assert cl.choose_window_ns(rate, 30_000_000) == 30_000_000  # within a factor 2.5: sticky
-    assert cl.choose_window_ns(0.0, 30_000_000) == 30_000_000
-    assert cl.choose_window_ns(1.0, 50_000_000) == min(cl.WINDOW_LADDER_NS)
+    rate = lw.TARGET_RECORDS_IN_WINDOW / 20_000_000  # ideal: 20 ms
+    assert lw.choose_window_ns(rate, 50_000_000) == 20_000_000
+    assert lw.choose_window_ns(rate, 30_000_000) == 30_000_000  # within a factor 2.5: sticky
+    assert lw.choose_window_ns(0.0, 30_000_000) == 30_000_000
+    assert lw.choose_window_ns(1.0, 50_000_000) == min(lw.WINDOW_LADDER_NS)
 
 
 def test_pixel_runs_clip_merge_and_own_each_column_once() -> None:

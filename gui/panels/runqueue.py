@@ -34,12 +34,12 @@ from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_control, free_spot
+from gui.draw.lane_brushes import code_brush, text_on
 from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText
 from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
-from gui.panels.cpu_lanes import code_brush, text_on
 from model.sched import POLICIES
 from model.snapshot import RunqueueView, Snapshot, TraceRecord, YieldOutcome, YieldRecord
 

@@ -1,0 +1,50 @@
+"""How a segment code is filled wherever tasks are drawn (the CPU lanes, the run queues' chips): a task's
+colour and pattern by tid, or a CPU state's (idle, hardirq, softirq); white beneath the patterns; and
+the text colour that reads on a task's colour. Brushes are made once per code, until the theme changes."""
+
+from __future__ import annotations
+
+import functools
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter
+
+from gui.draw import palette
+from gui.draw.lane_history import HARDIRQ, SOFTIRQ
+
+
+def text_on(color: QColor) -> QColor:
+    """Dark or white text, whichever reads on ``color``."""
+    lum = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
+    return palette.TEXT if lum > 140 else palette.BACKGROUND
+
+
+@functools.lru_cache(maxsize=256)
+def code_brush(code: int) -> QBrush:
+    """The brush of a segment code (a tid, or idle / hardirq / softirq), made once."""
+    if code > 0:
+        return QBrush(palette.task_color(code), palette.task_pattern(code))
+    state = {HARDIRQ: "hardirq", SOFTIRQ: "softirq"}.get(code, "idle")
+    return QBrush(palette.STATE_COLORS[state], palette.STATE_PATTERNS[state])
+
+
+@functools.lru_cache(maxsize=256)
+def fill_style(code: int) -> tuple[bool, bool]:
+    """(white first, then the brush) for a code: patterns go over white so they read on any background."""
+    style = code_brush(code).style()
+    return style != Qt.BrushStyle.SolidPattern, style != Qt.BrushStyle.NoBrush
+
+
+def fill_code(p: QPainter, rect: QRectF, code: int) -> None:
+    """Fill ``rect`` as a segment of ``code`` is filled (white beneath a pattern)."""
+    under, over = fill_style(code)
+    if under:
+        p.fillRect(rect, palette.BACKGROUND)
+    if over:
+        p.fillRect(rect, code_brush(code))
+
+
+def forget_brushes() -> None:
+    """The theme changed: make every code's brush anew from the palette in force."""
+    code_brush.cache_clear()
+    fill_style.cache_clear()
