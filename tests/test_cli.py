@@ -131,7 +131,7 @@ def test_the_readme_key_table_of_the_transmit_path_is_the_specs(section: str) ->
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     documented = [line for line in readme.splitlines() if re.match(rf"\| `{section}\.\w+` \|", line)]
     expected = [_readme_row(spec) for spec in section_specs(section).values()]
-    assert documented == expected, f"README's {section}.* rows differ from the specs of model/scenario_sections.py"
+    assert documented == expected, f"README's {section}.* rows differ from model/scenario_sections.py"
 
 
 def test_csv_replaces_the_file_only_when_complete(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
