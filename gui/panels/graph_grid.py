@@ -117,7 +117,16 @@ class GraphGrid:
                 break
         if self._shortest_plot() < MIN_PLOT_H:  # still short (many CPU lanes above): the legend rows
             self._set_legends(False)  # go to the data; the lines keep their colours and hover read-outs
+        self._fit_scene()
         self.place_chooser()
+
+    def _fit_scene(self) -> None:
+        """The graphs' layout as big as the view again. Qt grows a top-level layout to its minimum size
+        when it is activated, and a view that keeps its size never shrinks it back: an arrangement tried
+        and dropped (more graphs, taller legends) would leave the graphs running off the panel."""
+        view = self._view
+        view.ci.setGeometry(QRectF(0, 0, view.width(), view.height()))
+        view.ci.layout.activate()
 
     def place_chooser(self, clamp: bool = False) -> None:
         """The menu button at the panel's top right (with ``clamp``, never past its left edge)."""
@@ -139,7 +148,7 @@ class GraphGrid:
 
     def _measured_chrome(self) -> float:
         """The most height any shown graph spends around its data area (title, axis, legend)."""
-        self._view.ci.layout.activate()
+        self._fit_scene()
         out = 0.0
         for name in self.shown:
             plot = self._plots[name]
