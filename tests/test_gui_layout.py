@@ -82,6 +82,16 @@ def test_the_2011_graphs_stay_inside_their_panel_on_a_full_hd_screen_at_many_cpu
         assert rect is not None and rect.bottom() <= w.graphs.height(), (name, rect, w.graphs.height())
 
 
+@pytest.mark.parametrize(
+    ("story", "mode"), [("cfs-yield-2007", "projector"), ("qdisc-fairness-2011", "standard")]
+)
+def test_three_cpus_on_a_full_hd_screen(shown, tmp_path, story, mode) -> None:
+    # Short run-queue sections in projector text once cut the words at the left of the CFS axis, and
+    # an elided bold task name on a lane's segment ran a pixel past it.
+    w = check(shown, tmp_path, story, (1920, 1080), mode, 3)
+    assert w.cpu_lanes.lane_count == 3
+
+
 @pytest.mark.parametrize("story", ["cfs-yield-2007", "bfs-saturated-2009"])
 @pytest.mark.parametrize("cpus", [2, 8])
 def test_the_one_cpu_stories_on_more_cpus(shown, tmp_path, story, cpus) -> None:

@@ -87,7 +87,10 @@ def paint_lane_head(
     _swatch(p, swatch, code)
     p.setFont(fonts.bold if code > 0 else fonts.plain)
     room = int(right - swatch.right() - 8)
-    words = font_metrics(p.font()).elidedText(label, Qt.TextElideMode.ElideRight, room)
+    metrics = font_metrics(p.font())
+    if code < 0 and cpu.curr_tid and metrics.horizontalAdvance(label) > room:
+        label = cpu.state  # short of room (badges on a one-line head): the strip shows the task under it
+    words = metrics.elidedText(label, Qt.TextElideMode.ElideRight, room)
     p.drawText(QPointF(swatch.right() + 6, swatch.bottom() - 2), words)
 
 
@@ -115,7 +118,8 @@ def paint_strip(p: QPainter, runs: LaneRuns, r: QRectF, names: Mapping[int, str]
     for rect, code in labels:
         solid = fill_style(code) == (False, True)
         p.setPen(text_on(palette.task_color(code)) if solid else palette.TEXT)
-        name = fm.elidedText(names.get(code, ""), Qt.TextElideMode.ElideRight, int(rect.width()))
+        # Two pixels short of the segment: an elided bold name's last glyph may reach past its advance.
+        name = fm.elidedText(names.get(code, ""), Qt.TextElideMode.ElideRight, int(rect.width()) - 2)
         p.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
     yield_marks(p, yields, r.top())
 

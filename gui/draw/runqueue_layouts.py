@@ -56,6 +56,13 @@ from model.snapshot import (
     RunqueueView,
 )
 
+# What the left of a CFS axis means, longest first (a short run-queue section, large text: a shorter form).
+CFS_GUTTER_WORDS = (
+    "← less CPU so\nfar: runs sooner\n\nmore CPU so\nfar: waits →",
+    "← less CPU so\nfar: runs sooner\nmore CPU so\nfar: waits →",
+    "← less CPU:\nruns sooner\nmore: waits →",
+)
+
 
 class SceneBuilder:
     """Lays out one frame's run queues; keeps nothing but the axis ranges it is lent."""
@@ -289,11 +296,12 @@ class SceneBuilder:
         rng = self._axis(i, clock_name, list(rels.values()), x0, w, axis_y)
         self._clock_line(rng, x0, w, body.top() + 4, axis_y)
         if gutter == GUTTER_W:
-            self.scene.text(
-                QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top()),
-                "← less CPU so\nfar: runs sooner\n\nmore CPU so\nfar: waits →",
-                PLAIN,
-            )
+            rect = QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top())
+            line_h = font_metrics(self._fonts[PLAIN]).lineSpacing()
+            for words in CFS_GUTTER_WORDS:  # the longest form whose lines fit the gutter's height
+                if line_h * (words.count("\n") + 1) <= rect.height():
+                    self.scene.text(rect, words, PLAIN)
+                    break
         tags: dict[int, list[tuple[str, QColor]]] = {e.tid: [] for e in entries}
         for e in entries:
             if e.picks_next:
