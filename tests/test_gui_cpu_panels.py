@@ -445,3 +445,20 @@ def test_lane_ticks_read_round_instants_in_the_steps_unit() -> None:
     assert fmt.tick_label(1_500_000, 500_000) == "1500 µs"
     assert fmt.tick_label(2_500_000_000, 500_000_000) == "2500 ms"
     assert fmt.tick_label(3_000_000_000, 1_000_000_000) == "3 s"
+
+
+def test_many_cpus_in_a_short_panel_put_their_rows_in_columns(qtbot, clock: FakeClock) -> None:
+    # Eight one-line rows do not fit 150 px one above the other (they once ran off the panel's bottom);
+    # the playground's short task names fit two columns, CPU 0-3 down the first.
+    panel = RunqueuePanel(clock=clock)
+    qtbot.addWidget(panel)
+    panel.resize(640, 150)
+    sim = Simulation(load_scenario("yield-playground").with_overrides({"machine.cpus": 8}))
+    panel.render(sim.advance(50_000_000))
+    rects = panel.scene.section_rects
+    assert sorted(rects) == list(range(8))
+    assert all(QRectF(panel.rect()).contains(r) for r in rects.values()), rects
+    assert rects[0].left() == rects[3].left() < rects[4].left() == rects[7].left()
+    queued = {e.tid for rq in sim.snapshot().runqueues for e in rq.entries}
+    assert {c.tid for c in panel.scene.chips} <= queued
+    assert panel.scene.chips, "the tasks are drawn, not folded into '+n more'"

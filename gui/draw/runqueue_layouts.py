@@ -100,19 +100,25 @@ class SceneBuilder:
 
     def _layout_rows(self, sections: Sequence[RunqueueView], size: QSize) -> None:
         """Many CPUs in a short panel: a row per CPU, "CPU n" then its tasks as the policy would pick
-        them (the view lists them in that order), the next one tagged; the panel's tooltip has the rest."""
+        them (the view lists them in that order), the next one tagged; the panel's tooltip has the rest.
+        Rows that do not fit one above the other go into columns."""
         sc, fm = self.scene, font_metrics(self._fonts[BOLD])
         title = font_metrics(self._fonts[TITLE])
         label_w = title.horizontalAdvance("CPU 00") + 12
-        row_h = max((size.height() - PAD) / len(sections), CHIP_H[True] + 2)
+        cols, row_h = self._row_grid(sections, size, label_w)
+        per_col = math.ceil(len(sections) / cols)
+        col_w = (size.width() - PAD) / cols
         for i, rq in enumerate(sections):
-            y = PAD + i * row_h
-            row = QRectF(PAD, y, size.width() - 2 * PAD, row_h - 2)
+            col, n_row = divmod(i, per_col)
+            y = PAD + n_row * row_h
+            row = QRectF(PAD + col * col_w, y, col_w - PAD, row_h - 2)
             sc.section_rects[i] = row
             sc.text(QRectF(row.left(), y, label_w, row_h - 2), f"CPU {rq.cpu}", TITLE)
             x = row.left() + label_w
             if not rq.entries:
-                sc.text(QRectF(x, y, row.right() - x, row_h - 2), NO_TASK, PLAIN, palette.GREY)
+                room = QRectF(x, y, row.right() - x, row_h - 2)
+                fits = font_metrics(self._fonts[PLAIN]).horizontalAdvance(NO_TASK) <= room.width()
+                sc.text(room, NO_TASK if fits else "empty", PLAIN, palette.GREY)  # a narrow column: one word
                 continue
             entries: Sequence[RunqueueEntry] = rq.entries
             for n, e in enumerate(entries):
@@ -124,6 +130,22 @@ class SceneBuilder:
                     sc.text(QRectF(x, y, row.right() - x, row_h - 2), f"+{len(entries) - n} more", BOLD)
                     break
                 x = chip.footprint(fm).right() + 6
+
+    def _row_grid(self, sections: Sequence[RunqueueView], size: QSize, label_w: float) -> tuple[int, float]:
+        """(columns, row height) of the rows: rows that do not fit one above the other go into columns,
+        CPU 0 down the first, where each CPU's first task still fits beside its name. Where it would not
+        (long task names, large text), one column: the last rows may then fall below the panel."""
+        min_row_h, avail_h = CHIP_H[True] + 2, max(size.height() - PAD, 1)
+        cols = min(max(math.ceil(len(sections) * min_row_h / avail_h), 1), len(sections))
+        if cols > 1:
+            bold = font_metrics(self._fonts[BOLD])
+            room = (size.width() - PAD) / cols - PAD - label_w
+            first = [e for rq in sections for e in rq.entries[:1]]
+            tag_w = bold.horizontalAdvance("next") + 16
+            names = (("▶ " if e.running else "") + self._names.get(e.tid, f"task {e.tid}") for e in first)
+            if any(bold.horizontalAdvance(name) + 18 + tag_w > room for name in names):
+                cols = 1
+        return cols, max(avail_h / math.ceil(len(sections) / cols), min_row_h)
 
     def _layout_section(self, i: int, rq: RunqueueView, r: QRectF) -> None:
         sc = self.scene
