@@ -61,6 +61,10 @@ class LessonPanel(QWidget):
         self.steps = QListWidget()
         styled_font(self.steps, TEXT_PT - 1)
         self.steps.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # A long step title wraps within the column instead of running off under a sideways scroll bar.
+        self.steps.setWordWrap(True)
+        self.steps.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.steps.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.steps.itemClicked.connect(lambda item: self.go_to.emit(self.steps.row(item)))
         self._layout()
         self.set_lesson(None)
