@@ -34,8 +34,7 @@ ICON_FILES = ("schedlab.svg", "schedlab-256.png")  # in resources/icons/; the PN
 EXPORT_LEAD_NS = 20_000_000  # the last 20 ms before --at are played frame by frame: 2 s at Normal
 EXPORT_FRAMES = 120
 EXPORT_PROGRESS_STEPS = 20  # the run up to --at in slices, so a long one shows progress
-# --panel: the slugs of gui.window_export.export_targets (a test keeps the two the same), checked before
-# the run
+# --panel: the slugs of window_export.export_targets (a test keeps the two the same), checked before the run
 EXPORT_PANELS = (
     "window",
     "cpu-lanes",

@@ -1,22 +1,16 @@
 """How a segment code is filled wherever tasks are drawn (the CPU lanes, the run queues' chips): a task's
-colour and pattern by tid, or a CPU state's (idle, hardirq, softirq); white beneath the patterns; and
-the text colour that reads on a task's colour. Brushes are made once per code, until the theme changes."""
+colour and pattern by tid, or a CPU state's (idle, hardirq, softirq); white beneath the patterns.
+Brushes are made once per code, until the theme changes."""
 
 from __future__ import annotations
 
 import functools
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter
+from PySide6.QtGui import QBrush, QPainter
 
 from gui.draw import palette
 from gui.draw.lane_history import HARDIRQ, SOFTIRQ
-
-
-def text_on(color: QColor) -> QColor:
-    """Dark or white text, whichever reads on ``color``."""
-    lum = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
-    return palette.TEXT if lum > 140 else palette.BACKGROUND
 
 
 @functools.lru_cache(maxsize=256)

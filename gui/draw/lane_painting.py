@@ -13,7 +13,7 @@ from PySide6.QtGui import QFont, QPainter, QPainterPath, QPen, QPolygonF
 
 from gui.draw import palette
 from gui.draw.formats import format_duration, tick_label
-from gui.draw.lane_brushes import fill_code, fill_style, text_on
+from gui.draw.lane_brushes import fill_code, fill_style
 from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, time_to_x
 from gui.draw.lane_window import ShownWindow, tick_instants
 from gui.draw.static_text import font_metrics
@@ -117,7 +117,7 @@ def paint_strip(p: QPainter, runs: LaneRuns, r: QRectF, names: Mapping[int, str]
     p.setFont(bold)
     for rect, code in labels:
         solid = fill_style(code) == (False, True)
-        p.setPen(text_on(palette.task_color(code)) if solid else palette.TEXT)
+        p.setPen(palette.text_on(palette.task_color(code)) if solid else palette.TEXT)
         # Two pixels short of the segment: an elided bold name's last glyph may reach past its advance.
         name = fm.elidedText(names.get(code, ""), Qt.TextElideMode.ElideRight, int(rect.width()) - 2)
         p.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)

@@ -51,6 +51,12 @@ BAND_COLORS = (VERMILLION, BLUE, BLUISH_GREEN, REDDISH_PURPLE, ORANGE, SKY_BLUE,
 CPU_COLORS = (BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, YELLOW, GREY)
 
 
+def text_on(color: QColor) -> QColor:
+    """Dark or white text, whichever reads on ``color`` (its luma, ITU-R BT.601 weights)."""
+    lum = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
+    return TEXT if lum > 140 else BACKGROUND
+
+
 def task_color(tid: int) -> QColor:
     return TASK_COLORS[(tid - 1) % len(TASK_COLORS)]
 

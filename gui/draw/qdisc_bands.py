@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
 
 from gui.draw import palette
 from gui.draw.qdisc_geometry import Box, QdiscLayout, fifo_blocks, fifo_runs, fmt_count, packets_per_block
-from gui.draw.qdisc_style import GOLD, Fonts, draw_pair, draw_text, ink
+from gui.draw.qdisc_style import GOLD, Fonts, draw_pair, draw_text
 from model.snapshot import BandView, QdiscView
 
 LABEL_H, COUNTS_H, MIN_BAR_H = 20.0, 18.0, 14.0
@@ -98,7 +98,7 @@ def draw_fifo(p: QPainter, fonts: Fonts, bar: QRectF, band: BandView) -> None:
             run.width() >= p.fontMetrics().horizontalAdvance(words) + 6
             and run.height() >= p.fontMetrics().height()
         ):
-            p.setPen(ink(packet_color(cpu)))
+            p.setPen(palette.text_on(packet_color(cpu)))
             draw_text(p, run, Qt.AlignmentFlag.AlignCenter, words)
 
 
@@ -153,6 +153,6 @@ def draw_path(p: QPainter, fonts: Fonts, lay: QdiscLayout, q: QdiscView) -> None
     p.setBrush(QBrush(color))
     p.setPen(Qt.PenStyle.NoPen)
     p.drawRoundedRect(chip, 5, 5)
-    p.setPen(ink(color))
+    p.setPen(palette.text_on(color))
     p.setFont(fonts["bold"])
     draw_text(p, chip, Qt.AlignmentFlag.AlignCenter, who)

@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QPainter, QPen, QPolygonF
 
 from gui.draw import palette
 from gui.draw.qdisc_geometry import Box, busylock_line
-from gui.draw.qdisc_style import GOLD, Fonts, draw_text, ink
+from gui.draw.qdisc_style import GOLD, Fonts, draw_text
 from model.snapshot import QdiscView
 
 TOKEN_R = 17.0  # the RUNNING token's radius
@@ -76,7 +76,7 @@ def draw_lock(p: QPainter, fonts: Fonts, rect: QRectF, title: str, chips: Chips)
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(QBrush(palette.cpu_color(cpu)))
         p.drawRoundedRect(chip, 4, 4)
-        p.setPen(ink(palette.cpu_color(cpu)))
+        p.setPen(palette.text_on(palette.cpu_color(cpu)))
         draw_text(p, chip, Qt.AlignmentFlag.AlignCenter, f"cpu{cpu} {word}")
 
 

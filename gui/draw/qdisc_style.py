@@ -1,6 +1,6 @@
-"""The look the qdisc panel's painters share: its fonts, the dequeuer's gold, the ink readable on a fill,
-and the three ways it sets a line of text (elided into a box, two labels on one line, a label centred on a
-white patch so it stays legible on hatching). Each painter gets the fonts as a ``Fonts`` mapping by name.
+"""The look the qdisc panel's painters share: its fonts, the dequeuer's gold, and the three ways it sets
+a line of text (elided into a box, two labels on one line, a label centred on a white patch so it stays
+legible on hatching). Each painter gets the fonts as a ``Fonts`` mapping by name.
 """
 
 from __future__ import annotations
@@ -32,12 +32,6 @@ def _font(point_size: int, bold: bool = False, mono: bool = False) -> QFont:
     font.setPointSize(point_size)
     font.setBold(bold)
     return font
-
-
-def ink(color: QColor) -> QColor:
-    """Text colour readable on ``color``: white on dark fills, dark on light ones."""
-    luma = 0.299 * color.red() + 0.587 * color.green() + 0.114 * color.blue()
-    return palette.BACKGROUND if luma < 140 else palette.TEXT
 
 
 def draw_text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None:

@@ -34,7 +34,7 @@ from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_control, free_spot
-from gui.draw.lane_brushes import code_brush, text_on
+from gui.draw.lane_brushes import code_brush
 from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText
@@ -286,7 +286,7 @@ class RunqueuePanel(HoverTipsPanel):
         p.setPen(pen)
         p.setBrush(brush)
         p.drawRoundedRect(chip.rect, 5, 5)
-        p.setPen(text_on(palette.task_color(chip.tid)) if solid else palette.TEXT)
+        p.setPen(palette.text_on(palette.task_color(chip.tid)) if solid else palette.TEXT)
         p.setFont(self._fonts[BOLD])
         title = chip.rect.adjusted(9, 1, -4, -chip.rect.height() / 2 + 1 if chip.detail else 0)
         p.drawText(title, ALIGN_LEFT, chip.title)
