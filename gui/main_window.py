@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         pb.landed.connect(self._on_landed)
         self.frame.middle.currentChanged.connect(self._render_front_tab)
         self.headline.height_changed.connect(self.frame.rearrange)
+        self.cpu_lanes.needed_height_changed.connect(self.frame.rearrange)
         pb.playing_changed.connect(tc.set_playing)
         pb.speed_changed.connect(tc.set_speed)
         pb.speed_changed.connect(self._on_speed)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from fakes import TWO_CPUS
@@ -462,3 +464,34 @@ def test_many_cpus_in_a_short_panel_put_their_rows_in_columns(qtbot, clock: Fake
     queued = {e.tid for rq in sim.snapshot().runqueues for e in rq.entries}
     assert {c.tid for c in panel.scene.chips} <= queued
     assert panel.scene.chips, "the tasks are drawn, not folded into '+n more'"
+
+
+def test_idle_cpus_share_a_row_where_the_rows_would_run_off_the_panel(qtbot, clock: FakeClock) -> None:
+    # The 2007 story on eight CPUs: two busy CPUs and six with nothing to run. The task names are too
+    # long for two columns, and eight rows do not fit 150 px; CPU 2-7 once fell off the panel's foot.
+    panel = RunqueuePanel(clock=clock)
+    qtbot.addWidget(panel)
+    panel.resize(420, 150)
+    sim = Simulation(load_scenario("cfs-yield-2007").with_overrides({"machine.cpus": 8}))
+    snap = sim.advance(50_000_000)
+    idle = [rq.cpu for rq in snap.runqueues if not rq.entries]
+    assert idle == [2, 3, 4, 5, 6, 7], idle  # the model's own answer: no load balancing moves them
+    panel.render(snap)
+    rects = panel.scene.section_rects
+    assert sorted(rects) == list(range(8))
+    assert all(QRectF(panel.rect()).contains(r) for r in rects.values()), rects
+    assert len({rects[i].getRect() for i in idle}) == 1, "the idle CPUs share one row"
+    assert rects[0].bottom() <= rects[1].top() and rects[1].bottom() <= rects[2].top()
+    words = [text for _rect, text, *_ in panel.scene.texts]
+    assert "CPU 2–7" in words and "CPU 0" in words and "CPU 1" in words, words
+    assert {c.tid for c in panel.scene.chips} == {e.tid for rq in snap.runqueues for e in rq.entries}
+
+
+def test_idle_runs_join_only_neighbours_with_nothing_to_run() -> None:
+    from gui.draw.runqueue_layouts import idle_runs
+
+    def view(cpu: int, busy: bool) -> Any:
+        return SimpleNamespace(cpu=cpu, entries=[object()] if busy else [])
+
+    busy = [True, False, False, True, False, True, False, False, False]
+    assert idle_runs([view(i, b) for i, b in enumerate(busy)]) == [[0], [1, 2], [3], [4], [5], [6, 7, 8]]

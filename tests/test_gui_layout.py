@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from gui.draw import theme
+from gui.draw import palette, text_log, theme
 from gui.layout_check import build, problems
+from gui.panels.headline import HeadlinePanel, Tile
 from model.scenario import builtin_names
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,3 +131,52 @@ def test_the_window_fits_itself_to_its_screen(tmp_path: Path, size: str, dpr: st
     image = QImage(str(shot))
     w, h = (int(v) for v in size.split("x"))
     assert image.width() > 0.85 * w and image.height() > 0.85 * h  # device pixels: dpr × logical
+
+
+@pytest.mark.parametrize("cpus", [7, 8])
+@pytest.mark.parametrize("story", STORIES)
+def test_a_projector_at_1280x720_fits_seven_and_eight_cpus(shown, tmp_path, story, cpus) -> None:
+    # Projector text under eight lanes once left the graphs 108-142 px, the 2011 window 806 px tall
+    # and the last run-queue rows below the panel.
+    w = check(shown, tmp_path, story, (1280, 720), "projector", cpus)
+    assert w.cpu_lanes.lane_count == cpus
+
+
+def test_the_2007_graphs_keep_their_height_as_the_window_narrows(shown, tmp_path) -> None:
+    # Four pixels narrower, a legend took another row after its graphs were placed, and nothing placed
+    # them again: the third graph came out 141 px high.
+    w = check(shown, tmp_path, "cfs-yield-2007", (1920, 1080), "standard", 4)
+    w.resize(1916, 1080)
+    QApplication.processEvents()
+    assert not problems(w, (1920, 1080))
+
+
+def test_the_headline_holds_eight_cpus_on_one_row_that_holds_still(shown) -> None:
+    # The 2011 story's ten tiles once took two rows on a projector at 1280x720 (and a row as tall as
+    # the largest numbers, whatever size they were drawn at).
+    theme.set_theme(theme.make_theme("projector", 1.0))
+    panel = HeadlinePanel()
+    panel.resize(887, 100)
+
+    def tiles(shares: list[int]) -> list[Tile]:
+        per_cpu = [Tile(f"cpu{i}", f"{s}%", palette.cpu_color(i)) for i, s in enumerate(shares)]
+        return [Tile("fairness (Jain)", "0.95"), *per_cpu, Tile("bandwidth", "8578.5 Mbit/s")]
+
+    def rows() -> list[float]:
+        image = QImage(panel.size(), QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            panel.render(image)
+        labels = [d for d in drawn if d.text.startswith(("cpu", "fairness", "bandwidth"))]
+        assert all(panel.rect().contains(d.visible.toRect()) for d in labels)
+        return sorted({round(d.visible.top()) for d in labels})
+
+    panel.tiles, panel.caption = tiles([15, 12, 7, 15, 15, 12, 12, 12]), "mean since the start"
+    panel.resizeEvent(None)
+    one_row = panel.height()
+    assert len(rows()) == 1, "ten tiles on one row"
+    panel.tiles = tiles([100, 0, 0, 0, 0, 0, 0, 0])
+    panel.resizeEvent(None)
+    assert panel.height() == one_row and len(rows()) == 1, "other numbers, the same row"
+    panel.resize(500, 100)
+    panel.resizeEvent(None)
+    assert panel.height() > one_row and len(rows()) >= 2

@@ -68,6 +68,30 @@ class SpacedAxis(QuietAxis):
     label's width and a gap between neighbours, for the widest label the axis would write."""
 
     GAP_PX = 14
+    units_on_ticks = False  # the name hidden (a graph short of room): each tick says "220 ms" instead
+
+    def show_name(self, shown: bool) -> None:
+        """The axis's name under its ticks, or (``shown`` False) the unit on every tick label."""
+        self.units_on_ticks = not shown
+        self.showLabel(shown)
+        self.updateAutoSIPrefix()
+
+    def updateAutoSIPrefix(self) -> None:  # pyqtgraph's: it drops the SI prefix while the name is hidden
+        if not self.units_on_ticks:
+            super().updateAutoSIPrefix()
+            return
+        scale, prefix = 1.0, ""
+        value = max(abs(self.range[0]), abs(self.range[1])) * self.scale
+        if any(low <= value <= high for low, high in self.getSIPrefixEnableRanges()):
+            scale, prefix = pg.functions.siScale(value, power=self.unitPower)
+        self.autoSIPrefixScale, self.labelUnitPrefix = scale, prefix
+        self._updateLabel()
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        out: list[str] = super().tickStrings(values, scale, spacing)
+        if self.units_on_ticks and self.labelUnits:
+            return [f"{text} {self.labelUnitPrefix}{self.labelUnits}" for text in out]
+        return out
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
         span = maxVal - minVal
@@ -89,6 +113,13 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
     as its graph's width holds (more rows when narrow, so that no entry is cut), never wider than it."""
 
     ROW_PX = 21.0
+    folded = False  # hidden to give its rows to the data (``fold``), whatever its entries
+
+    def fold(self, folded: bool) -> None:
+        """Hide the legend and give its rows to the data, or show it again under its graph."""
+        self.folded = folded
+        self.setVisible(not folded)
+        self.updateSize()
 
     def __init__(self, columns: int) -> None:
         super().__init__(
@@ -130,11 +161,11 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
         self.updateSize()
 
     def updateSize(self) -> None:  # the enclosing layout places it (the base class would move it to 0, 0)
-        rows = -(-len(self.items) // max(self.columnCount, 1))
+        rows = 0 if self.folded else -(-len(self.items) // max(self.columnCount, 1))
         row_px = max(
             [theme.px(self.ROW_PX)] + [label.item.boundingRect().height() for _s, label in self.items]
         )
-        self.setMinimumHeight(row_px * rows)  # an empty legend takes no room
+        self.setMinimumHeight(row_px * rows)  # an empty (or folded) legend takes no room
         self.setMaximumHeight(row_px * rows)
         self.setMinimumWidth(0.0)
         self.setMaximumWidth(1e6)  # as wide as its graph, whatever its entries ask for

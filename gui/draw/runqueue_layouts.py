@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from gui.draw import palette
 from gui.draw.formats import format_duration, nice_step, signed_duration
@@ -101,24 +101,34 @@ class SceneBuilder:
     def _layout_rows(self, sections: Sequence[RunqueueView], size: QSize) -> None:
         """Many CPUs in a short panel: a row per CPU, "CPU n" then its tasks as the policy would pick
         them (the view lists them in that order), the next one tagged; the panel's tooltip has the rest.
-        Rows that do not fit one above the other go into columns."""
+        Rows that do not fit one above the other go into columns; where even that leaves rows below the
+        panel, neighbouring CPUs with nothing to run share one row ("CPU 2–7: no runnable task")."""
         sc, fm = self.scene, font_metrics(self._fonts[BOLD])
         title = font_metrics(self._fonts[TITLE])
         label_w = title.horizontalAdvance("CPU 00") + 12
-        cols, row_h = self._row_grid(sections, size, label_w)
-        per_col = math.ceil(len(sections) / cols)
+        groups = [[i] for i in range(len(sections))]
+        cols, row_h, fits = self._row_grid(sections, groups, size, label_w)
+        if not fits:
+            groups = idle_runs(sections)
+            cols, row_h, _ = self._row_grid(sections, groups, size, label_w)
+        per_col = math.ceil(len(groups) / cols)
         col_w = (size.width() - PAD) / cols
-        for i, rq in enumerate(sections):
-            col, n_row = divmod(i, per_col)
+        for n_group, group in enumerate(groups):
+            col, n_row = divmod(n_group, per_col)
             y = PAD + n_row * row_h
             row = QRectF(PAD + col * col_w, y, col_w - PAD, row_h - 2)
-            sc.section_rects[i] = row
-            sc.text(QRectF(row.left(), y, label_w, row_h - 2), f"CPU {rq.cpu}", TITLE)
-            x = row.left() + label_w
+            first, last = sections[group[0]], sections[group[-1]]
+            name = f"CPU {first.cpu}" if len(group) == 1 else f"CPU {first.cpu}–{last.cpu}"
+            name_w = max(label_w, title.horizontalAdvance(name) + 12)
+            sc.text(QRectF(row.left(), y, name_w, row_h - 2), name, TITLE)
+            for i in group:
+                sc.section_rects[i] = row
+            x = row.left() + name_w
+            rq, i = first, group[0]
             if not rq.entries:
                 room = QRectF(x, y, row.right() - x, row_h - 2)
-                fits = font_metrics(self._fonts[PLAIN]).horizontalAdvance(NO_TASK) <= room.width()
-                sc.text(room, NO_TASK if fits else "empty", PLAIN, palette.GREY)  # a narrow column: one word
+                fits_words = font_metrics(self._fonts[PLAIN]).horizontalAdvance(NO_TASK) <= room.width()
+                sc.text(room, NO_TASK if fits_words else "empty", PLAIN, palette.GREY)  # narrow: one word
                 continue
             entries: Sequence[RunqueueEntry] = rq.entries
             for n, e in enumerate(entries):
@@ -131,12 +141,16 @@ class SceneBuilder:
                     break
                 x = chip.footprint(fm).right() + 6
 
-    def _row_grid(self, sections: Sequence[RunqueueView], size: QSize, label_w: float) -> tuple[int, float]:
-        """(columns, row height) of the rows: rows that do not fit one above the other go into columns,
-        CPU 0 down the first, where each CPU's first task still fits beside its name. Where it would not
-        (long task names, large text), one column: the last rows may then fall below the panel."""
+    def _row_grid(
+        self, sections: Sequence[RunqueueView], groups: Sequence[Sequence[int]], size: QSize, label_w: float
+    ) -> tuple[int, float, bool]:
+        """(columns, row height, whether every row fits) for ``groups`` of CPUs a row each: rows that do
+        not fit one above the other go into columns, the first rows down the first, where each CPU's
+        first task still fits beside its name. Where it would not (long task names, large text), one
+        column, and the last rows fall below the panel unless there are fewer of them."""
         min_row_h, avail_h = CHIP_H[True] + 2, max(size.height() - PAD, 1)
-        cols = min(max(math.ceil(len(sections) * min_row_h / avail_h), 1), len(sections))
+        n = len(groups)
+        cols = min(max(math.ceil(n * min_row_h / avail_h), 1), n)
         if cols > 1:
             bold = font_metrics(self._fonts[BOLD])
             room = (size.width() - PAD) / cols - PAD - label_w
@@ -145,7 +159,8 @@ class SceneBuilder:
             names = (("▶ " if e.running else "") + self._names.get(e.tid, f"task {e.tid}") for e in first)
             if any(bold.horizontalAdvance(name) + 18 + tag_w > room for name in names):
                 cols = 1
-        return cols, max(avail_h / math.ceil(len(sections) / cols), min_row_h)
+        per_col = math.ceil(n / cols)
+        return cols, max(avail_h / per_col, min_row_h), per_col * min_row_h <= avail_h
 
     def _layout_section(self, i: int, rq: RunqueueView, r: QRectF) -> None:
         sc = self.scene
@@ -278,6 +293,7 @@ class SceneBuilder:
             placed: list[tuple[Chip, float, float]] = []
             for e, start, end, detail, tags in items:
                 chip = self._chip(i, e, 0, 0, compact, detail, tags)
+                shorten_tags(chip, fm, lane.width())
                 xa, xb = key_to_x(start, rng, x0, w), key_to_x(end, rng, x0, w)
                 left = xa - chip.rect.width() / 2 if start == end else xa
                 room = chip.footprint(fm).width()
@@ -412,6 +428,26 @@ class SceneBuilder:
             QRectF(chip.rect.right() + 10, r.top(), fm.horizontalAdvance(words) + 4, r.height()), words
         )
         chip.tag_x = chip.rect.right() + 20 + fm.horizontalAdvance(words)
+
+
+def shorten_tags(chip: Chip, fm: QFontMetrics, width: float) -> None:
+    """A chip whose tags would run past ``width``: the words after a tag's colon ("leftmost: picked
+    again" -> "picked again"), then just "next"."""
+    for shorter in (lambda tag: tag.split(": ")[-1], lambda tag: "next"):
+        if chip.footprint(fm).width() <= width:
+            return
+        chip.tags = [(shorter(tag), color) for tag, color in chip.tags]
+
+
+def idle_runs(sections: Sequence[RunqueueView]) -> list[list[int]]:
+    """The sections' indexes in rows: each CPU with a task alone, neighbouring CPUs with none together."""
+    out: list[list[int]] = []
+    for i, rq in enumerate(sections):
+        if not rq.entries and out and not sections[out[-1][-1]].entries:
+            out[-1].append(i)
+        else:
+            out.append([i])
+    return out
 
 
 def cfs_key(e: Cfs2623Entry | Cfs2624Entry) -> int:

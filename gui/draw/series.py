@@ -139,6 +139,13 @@ SHORT_TITLES = {  # for a narrow graph
     "dequeues": "Dequeues",
     "fairness": "Fairness (Jain)",
 }
+TINY_TITLES = {  # where even the short form would run into the "More" button
+    "bandwidth": "Bandwidth",
+    "threads": "Threads",
+    "cpus": "CPUs",
+    "dequeues": "Dequeues",
+    "fairness": "Fairness",
+}
 
 
 def plot_order(has_qdisc: bool, iperf_mode: str | None) -> tuple[str, ...]:

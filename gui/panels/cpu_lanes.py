@@ -45,7 +45,8 @@ ZOOM_STEP = 1.25  # one wheel notch
 MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they arrive
 
 LEGEND_ROW_H, AXIS_H, LEFT_W, PAD = 26, 28, 290, 8
-MIN_LANE_H = 22.0
+MIN_LANE_H = 20.0
+FOOT_PAD = PAD / 2  # under the time axis: the headline below has its own margin
 LegendFlow = tuple[list[tuple[QRectF, str, int | None]], float]  # (swatch, text, code) entries, height
 
 
@@ -63,6 +64,7 @@ class CpuLanesPanel(HoverTipsPanel):
     """One lane per CPU: the task running now, need_resched, the dequeuer token, and a Gantt strip."""
 
     task_clicked = Signal(int)
+    needed_height_changed = Signal()  # the legend took another row, or a CPU came or went
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -79,6 +81,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._dragged = False
         self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
         self._parts = LayerCache()
+        self._needed_h = 0  # the needed_height() the window last heard of
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.setMouseTracking(True)
         self.reset()
@@ -176,7 +179,8 @@ class CpuLanesPanel(HoverTipsPanel):
     def needed_height(self) -> int:
         """The least height that shows every CPU's lane (at their smallest) with the legend and axis."""
         _, legend_h = self._legend_layout()
-        return int((PAD + legend_h + 4 + max(len(self.lanes), 1) * MIN_LANE_H + AXIS_H + PAD) * self.zoom)
+        lanes_h = max(len(self.lanes), 1) * MIN_LANE_H
+        return int((PAD + legend_h + 4 + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
 
     def sizeHint(self) -> QSize:
         n = max(len(self.lanes), 1)
@@ -271,7 +275,7 @@ class CpuLanesPanel(HoverTipsPanel):
         """(legend height, lane top, lane height, strip width)."""
         _, legend_h = self._legend_layout()
         top = PAD + legend_h + 4
-        avail = self.lh() - top - AXIS_H - PAD
+        avail = self.lh() - top - AXIS_H - FOOT_PAD
         return legend_h, top, lane_height(avail, len(self.lanes)), max(self.lw() - LEFT_W - 2 * PAD, 10)
 
     def _relayout(self) -> None:
@@ -286,6 +290,10 @@ class CpuLanesPanel(HoverTipsPanel):
             )
             for lane in self.lanes
         ]
+        needed = self.needed_height()
+        if needed != self._needed_h:
+            self._needed_h = needed
+            self.needed_height_changed.emit()
         self.update()
 
     def resizeEvent(self, event: object) -> None:

@@ -14,14 +14,13 @@ from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from gui.draw import palette, theme
-from gui.draw.graph_items import TITLE_PT, panel_font, title_size
-from gui.draw.series import PLOT_SPECS, SHORT_TITLES, grid_cells, grid_shape
+from gui.draw.graph_items import TITLE_PT, SpacedAxis, panel_font, title_size
+from gui.draw.series import PLOT_SPECS, SHORT_TITLES, TINY_TITLES, grid_cells, grid_shape
 from gui.panels.base import styled_font
 from gui.panels.dequeue_bars import DequeueBars
 
 MIN_PLOT_H = 150  # px of data area every shown graph keeps, at the standard text size
 MIN_PLOT_W = 270
-LEGEND_MAX_H = 1e6  # a legend row's height when shown: what its entries need
 PLOT_CHROME_H = 104  # title, time axis and two legend rows around the data area (standard text size)
 
 
@@ -62,6 +61,7 @@ class GraphGrid:
         self._cell_spans: dict[str, int] = {}
         self._titles: dict[str, str] = {}
         self._legends_on = True
+        self._axis_names_on = True
         self._chrome_px = 0.0
 
     def set_order(self, order: tuple[str, ...]) -> None:
@@ -103,10 +103,15 @@ class GraphGrid:
         chrome = self._chrome_px or theme.px(PLOT_CHROME_H)
         max_cols = 99
         for _attempt in range(6):  # the graphs placed may need more room around them: fewer, wider ones
-            if not self._place(ranked, chrome, max_cols) and _attempt == 0:
-                return
+            placed = self._place(ranked, chrome, max_cols)
+            if _attempt == 0 and not placed:
+                self.fit_legends()  # the same graphs, maybe at another width: their legends' rows
+                self._fit_scene()
+                if self._shortest_plot() >= MIN_PLOT_H:
+                    return
             if _attempt == 0:
                 self._set_legends(True)
+                self._set_axis_names(True)
             measured = self._measured_chrome()
             short = self._shortest_plot() < MIN_PLOT_H
             if measured > chrome + 2:
@@ -117,6 +122,8 @@ class GraphGrid:
                 break
         if self._shortest_plot() < MIN_PLOT_H:  # still short (many CPU lanes above): the legend rows
             self._set_legends(False)  # go to the data; the lines keep their colours and hover read-outs
+        if self._shortest_plot() < MIN_PLOT_H:  # and then the time axes' names: "220 ms" on each tick
+            self._set_axis_names(False)
         self._fit_scene()
         self.place_chooser()
 
@@ -139,8 +146,19 @@ class GraphGrid:
             return
         self._legends_on = on
         for plot in self._plots.values():
-            plot.legend.setMaximumHeight(LEGEND_MAX_H if on else 0.0)  # its row shrinks to nothing
-            plot.legend.setVisible(on)
+            plot.legend.fold(not on)  # its rows shrink to nothing, and stay so as it is laid out again
+        self._view.ci.layout.activate()
+
+    def _set_axis_names(self, on: bool) -> None:
+        """Every time axis's name under its ticks, or the unit on each tick instead (a short panel)."""
+        if on == self._axis_names_on:
+            return
+        self._axis_names_on = on
+        for plot in self._plots.values():
+            axis = plot.getAxis("bottom")
+            if isinstance(axis, SpacedAxis):
+                axis.show_name(on)
+                plot.layout.activate()  # the axis sits in the plot's own layout: its new height now
         self._view.ci.layout.activate()
 
     def _shortest_plot(self) -> float:
@@ -193,8 +211,9 @@ class GraphGrid:
             self._fit_title(name, width - theme.px(68 + 24) - chooser)  # less the y axis, the chooser
 
     def _fit_title(self, name: str, width: float) -> None:
-        """The graph's title, or its short form where the long one would be cut; the dequeue graph's
-        "· Jain" goes where even the short form leaves no room for it (the headline shows it too)."""
+        """The graph's title, or its short form where the long one would be cut (its tiny form where
+        even that would be); the dequeue graph's "· Jain" goes where even the short form leaves
+        no room for it (the headline shows it too)."""
         plot = self._plots[name]
         extra = " · Jain 0.00" if name == "dequeues" else ""
         font = panel_font(TITLE_PT)
@@ -203,6 +222,8 @@ class GraphGrid:
         long_title = PLOT_SPECS[name][0]
         fits = metrics.horizontalAdvance(long_title + extra) <= width
         title = long_title if fits else SHORT_TITLES[name]
+        if metrics.horizontalAdvance(title) > width:
+            title = TINY_TITLES[name]
         if name == "dequeues":
             self._bars.fit_title(fits or metrics.horizontalAdvance(title + extra) <= width)
         if self._titles.get(name) != title:

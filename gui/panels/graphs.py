@@ -313,6 +313,7 @@ class GraphsPanel(SnapshotPanel):
         self._build_split(len(snapshot.cpus))
         self.dequeue_bars.build(nbars)
         self._fair_floor.setValue(1.0 / max(nbars, 1))
+        self._fair_floor.setVisible(nbars > 1)  # one CPU: "all on one CPU" is the fair share itself
         self.grid.set_order(order)
         self._layout()
 

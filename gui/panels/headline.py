@@ -9,9 +9,10 @@ only draws them, shrinking the big numbers to fit a narrow panel rather than cut
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -26,6 +27,8 @@ from model.snapshot import Snapshot
 LABEL_PT, NUMBER_PT, MIN_NUMBER_PT, CAPTION_PT = 10, 22, 12, 10
 MAX_THREAD_TILES = 6
 PAD = 8
+INSET, TIGHT_INSET, TIGHT_GAP = 14.0, 10.0, 4.0  # a tile's room beside its words; tight: many tiles
+CAPTION_WRAP = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
 
 
 def _font(pt: float, bold: bool = False) -> QFont:
@@ -43,6 +46,25 @@ class Tile:
     color: QColor | None = None  # a swatch (a task's or CPU's colour) before the label
     pattern: Qt.BrushStyle = Qt.BrushStyle.SolidPattern
     tip: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    rows: list[list[int]]  # tile indexes, row by row
+    widths: list[float]
+    big: QFont  # the big numbers' font
+    gap: float  # between tiles, and before the first
+
+
+def number_room(number: str) -> str:
+    """The widest number of ``number``'s kind: every digit an 8, a share as wide as "100%"."""
+    wide = re.sub(r"\d", "8", number)
+    return "888%" if number.endswith("%") else wide
+
+
+def _room(tiles: list[Tile]) -> list[tuple[str, str]]:
+    """What the tiles' widths depend on."""
+    return [(t.label, number_room(t.number)) for t in tiles]
 
 
 def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
@@ -122,24 +144,37 @@ class HeadlinePanel(SnapshotPanel):
         self._fit_height()
         self.update()
 
-    def _tile_h(self) -> float:
-        big = _font(NUMBER_PT, bold=True)
+    def _tile_h(self, big: QFont) -> float:
         return font_metrics(self._label_font).height() + font_metrics(big).height() + PAD / 2 + 3
 
-    def _caption_beside(self, rows: list[list[int]], widths: list[float]) -> bool:
-        """Whether the caption fits to the right of the last row of tiles (else it goes under them)."""
-        if not rows:
+    def _caption_beside(self, flow: Flow) -> bool:
+        """Whether the caption fits to the right of the last row of tiles, on at most two lines beside
+        the tiles' two (else it goes under them)."""
+        if not flow.rows:
             return False
-        used = PAD + sum(widths[i] + PAD for i in rows[-1])
-        need = font_metrics(self._caption_font).horizontalAdvance(self.caption) + 2 * PAD
-        return used + need <= self.lw()
+        return self._caption_height(self.lw() - self._caption_x(flow) - PAD) is not None
+
+    @staticmethod
+    def _caption_x(flow: Flow) -> float:
+        return flow.gap + sum(flow.widths[i] + flow.gap for i in flow.rows[-1]) + PAD
+
+    def _caption_height(self, width: float) -> float | None:
+        """The caption's height in ``width`` on one line or wrapped onto two; None if it needs more."""
+        fm = font_metrics(self._caption_font)
+        if width <= 0:
+            return None
+        if fm.horizontalAdvance(self.caption) <= width:
+            return float(fm.height())
+        wrapped = fm.boundingRect(QRect(0, 0, int(width), 10_000), CAPTION_WRAP, self.caption)
+        fits = wrapped.width() <= width and round(wrapped.height() / fm.lineSpacing()) <= 2
+        return float(wrapped.height()) if fits else None
 
     def _fit_height(self) -> None:
         """As many rows of tiles as the width needs, and the caption beside or under them."""
-        flowed, widths, _big = self._rows(self.lw())
-        rows = max(len(flowed), 1)
-        caption_h = 0 if self._caption_beside(flowed, widths) else font_metrics(self._caption_font).height()
-        height = round((rows * (self._tile_h() + PAD / 2) + caption_h + PAD) * self.zoom)
+        flow = self._rows(self.lw())
+        rows = max(len(flow.rows), 1)
+        caption_h = 0 if self._caption_beside(flow) else font_metrics(self._caption_font).height()
+        height = round((rows * (self._tile_h(flow.big) + PAD / 2) + caption_h + PAD) * self.zoom)
         if height != self.height():
             self.setFixedHeight(height)
             self.height_changed.emit()
@@ -175,9 +210,7 @@ class HeadlinePanel(SnapshotPanel):
         tiles = tiles_for(snapshot, figures) if figures is not None else []
         caption = caption_for(snapshot, figures) if figures is not None else "waiting for the first sample"
         if (tiles, caption) != (self.tiles, self.caption):
-            resize = [t.label for t in tiles] != [t.label for t in self.tiles] or len(caption) != len(
-                self.caption
-            )
+            resize = _room(tiles) != _room(self.tiles) or len(caption) != len(self.caption)
             self.tiles, self.caption = tiles, caption
             self.setToolTip(
                 "\n".join(
@@ -193,55 +226,67 @@ class HeadlinePanel(SnapshotPanel):
 
     # ---- layout and painting ----------------------------------------------------------------------
 
-    def _rows(self, width: float) -> tuple[list[list[int]], list[float], QFont]:
-        """The tiles flowed into rows of ``width``: big numbers shrink (to ``MIN_NUMBER_PT``) before a
-        tile moves to another row. Returns the rows (tile indexes), the tile widths and the big font."""
-        pt = NUMBER_PT
-        while True:
+    def _rows(self, width: float) -> Flow:
+        """The tiles flowed into rows of ``width``: big numbers shrink (to ``MIN_NUMBER_PT``), then the
+        tiles draw closer together, before a tile moves to another row. A tile is as wide as its label
+        and the widest number of its kind (``number_room``), so the rows hold still as numbers change."""
+        if not self.tiles:  # before the first sample: a row no taller than any the tiles will need
+            return Flow([], [], _font(MIN_NUMBER_PT, bold=True), PAD)
+        for pt in range(NUMBER_PT, MIN_NUMBER_PT - 1, -1):
             big = _font(pt, bold=True)
             widths = [self._tile_width(t, big) for t in self.tiles]
-            if sum(widths) + PAD * (len(widths) + 1) <= width or pt <= MIN_NUMBER_PT:
-                break
-            pt -= 1
-        rows: list[list[int]] = []
-        x = float(PAD)
-        for i, w in enumerate(widths):
-            if not rows or (x + w > width - PAD and rows[-1]):
-                rows.append([])
-                x = float(PAD)
-            rows[-1].append(i)
-            x += w + PAD
-        return rows, widths, big
+            if sum(widths) + PAD * (len(widths) + 1) <= width:
+                return self._flow(widths, big, PAD, width)
+        tight = [self._tile_width(t, big, TIGHT_INSET) for t in self.tiles]
+        if sum(tight) + TIGHT_GAP * (len(tight) + 1) <= width:
+            return self._flow(tight, big, TIGHT_GAP, width)
+        return self._flow(widths, big, PAD, width)  # more than one row
 
-    def _tile_width(self, tile: Tile, big: QFont) -> float:
+    @staticmethod
+    def _flow(widths: list[float], big: QFont, gap: float, width: float) -> Flow:
+        rows: list[list[int]] = []
+        x = gap
+        for i, w in enumerate(widths):
+            if not rows or (x + w > width - gap and rows[-1]):
+                rows.append([])
+                x = gap
+            rows[-1].append(i)
+            x += w + gap
+        return Flow(rows, widths, big, gap)
+
+    def _tile_width(self, tile: Tile, big: QFont, inset: float = INSET) -> float:
         swatch = 18.0 if tile.color is not None else 0.0
         label_w = font_metrics(self._label_font).horizontalAdvance(tile.label) + swatch
-        return max(label_w, font_metrics(big).horizontalAdvance(tile.number)) + 14.0
+        return max(label_w, font_metrics(big).horizontalAdvance(number_room(tile.number))) + inset
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)
-        rows, widths, big = self._rows(self.lw())
+        flow = self._rows(self.lw())
+        big = flow.big
         label_h = font_metrics(self._label_font).height()
         big_h = font_metrics(big).height()
-        tile_h = label_h + big_h + PAD / 2 + 3
+        tile_h = self._tile_h(big)
         y = PAD / 2
-        for row in rows:
-            x = float(PAD)
+        for row in flow.rows:
+            x = flow.gap
             for i in row:
-                self._paint_tile(p, self.tiles[i], QRectF(x, y, widths[i], tile_h), big, label_h, big_h)
-                x += widths[i] + PAD
+                box = QRectF(x, y, flow.widths[i], tile_h)
+                self._paint_tile(p, self.tiles[i], box, big, label_h, big_h)
+                x += flow.widths[i] + flow.gap
             y += tile_h + PAD / 2
         p.setFont(self._caption_font)
         p.setPen(palette.TEXT)
         fm = font_metrics(self._caption_font)
-        if self._caption_beside(rows, widths):  # to the right of the last row, at its foot
-            x = PAD + sum(widths[i] + PAD for i in rows[-1]) + PAD
-            caption_rect = QRectF(x, y - PAD / 2 - fm.height() - 4, self.lw() - x - PAD, fm.height())
+        if self._caption_beside(flow):  # to the right of the last row, at its foot
+            x = self._caption_x(flow)
+            h = self._caption_height(self.lw() - x - PAD) or fm.height()
+            caption_rect = QRectF(x, y - PAD / 2 - h - 4, self.lw() - x - PAD, h)
+            p.drawText(caption_rect, CAPTION_WRAP, self.caption)
         else:
             caption_rect = QRectF(PAD, y, self.lw() - 2 * PAD, fm.height())
-        words = fm.elidedText(self.caption, Qt.TextElideMode.ElideRight, int(caption_rect.width()))
-        p.drawText(caption_rect, Qt.AlignmentFlag.AlignLeft, words)
+            words = fm.elidedText(self.caption, Qt.TextElideMode.ElideRight, int(caption_rect.width()))
+            p.drawText(caption_rect, Qt.AlignmentFlag.AlignLeft, words)
         p.end()
 
     def _paint_tile(

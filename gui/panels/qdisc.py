@@ -225,7 +225,9 @@ class QdiscPanel(HoverTipsPanel):
         font_h = bold.height()
         if bold.horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
             lines = [f"cpu{cpu}", headline, lines[2]]
-        lines = lines[: max(1, min(3, int(text.height() // font_h)))]
+        lines = lines[: min(3, int(text.height() // font_h))]
+        if not lines:  # a box shorter than a line of text: its colour says whose, its tooltip the rest
+            return
         line_h = max(min(21.0, text.height() / len(lines)), font_h)
         y0 = text.center().y() - line_h * len(lines) / 2
         for i, line in enumerate(lines):
