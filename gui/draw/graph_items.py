@@ -68,10 +68,10 @@ class SpacedAxis(QuietAxis):
     label's width and a gap between neighbours, for the widest label the axis would write."""
 
     GAP_PX = 14
-    units_on_ticks = False  # the name hidden (a graph short of room): each tick says "220 ms" instead
+    units_on_ticks = False  # the name hidden (a graph short of room): the last tick says "280 ms"
 
     def show_name(self, shown: bool) -> None:
-        """The axis's name under its ticks, or (``shown`` False) the unit on every tick label."""
+        """The axis's name under its ticks, or (``shown`` False) the unit after the last tick's number."""
         self.units_on_ticks = not shown
         self.showLabel(shown)
         self.updateAutoSIPrefix()
@@ -87,22 +87,43 @@ class SpacedAxis(QuietAxis):
         self.autoSIPrefixScale, self.labelUnitPrefix = scale, prefix
         self._updateLabel()
 
+    def unit_suffix(self) -> str:
+        """What follows the last tick's number while the name is hidden (" ms"), else nothing."""
+        return f" {self.labelUnitPrefix}{self.labelUnits}" if self.units_on_ticks and self.labelUnits else ""
+
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         out: list[str] = super().tickStrings(values, scale, spacing)
-        if self.units_on_ticks and self.labelUnits:
-            return [f"{text} {self.labelUnitPrefix}{self.labelUnits}" for text in out]
+        suffix = self.unit_suffix()
+        if suffix and out:
+            out[self._unit_tick(values, out, suffix)] += suffix
         return out
+
+    def _unit_tick(self, values: list[float], labels: list[str], suffix: str) -> int:
+        """The rightmost tick whose label, with the unit, still lies inside the axis (pyqtgraph leaves
+        out a label that would stick out past either end)."""
+        fm = QFontMetrics(self.style["tickFont"] or QFont())
+        lo, hi = self.range
+        width = self.geometry().width()
+        order = sorted(range(len(values)), key=values.__getitem__, reverse=True)
+        for i in order:
+            x = (values[i] - lo) / (hi - lo) * width if hi > lo else 0.0
+            half = fm.horizontalAdvance(labels[i] + suffix) / 2
+            if half <= x <= width - half:
+                return i
+        return order[0]
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:
         span = maxVal - minVal
         if span <= 0 or size <= 0 or self.orientation not in ("bottom", "top"):
             return super().tickSpacing(minVal, maxVal, size)  # type: ignore[no-any-return]
         fm = QFontMetrics(self.style["tickFont"] or QFont())
+        # The last label is wider by the unit: half of that more between it and its neighbour.
+        extra = fm.horizontalAdvance(self.unit_suffix()) / 2
         step = nice_step(span, max(int(size // 40), 1))
         for _ in range(12):
-            labels = self.tickStrings([minVal, maxVal, minVal + step], self.scale, step)
+            labels = super().tickStrings([minVal, maxVal, minVal + step], self.scale, step)
             widest = max(fm.horizontalAdvance(text) for text in labels)
-            if step / span * size >= widest + self.GAP_PX:
+            if step / span * size >= widest + extra + self.GAP_PX:
                 break
             step = nice_step(step * 1.5, 1)
         return [(step, 0.0)]

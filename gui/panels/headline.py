@@ -130,6 +130,7 @@ class HeadlinePanel(SnapshotPanel):
         self.tiles: list[Tile] = []
         self.caption = ""
         self._shown_key: tuple[object, ...] | None = None  # what the tiles were made from
+        self._flow_cache: tuple[tuple[object, ...], Flow] | None = None
         self.apply_theme()
 
     def reset(self) -> None:
@@ -139,6 +140,7 @@ class HeadlinePanel(SnapshotPanel):
 
     def apply_theme(self) -> None:
         self._shown_key = None  # the tiles' colours come from the palette
+        self._flow_cache = None
         self._label_font = _font(LABEL_PT)
         self._caption_font = _font(CAPTION_PT)
         self._fit_height()
@@ -227,9 +229,17 @@ class HeadlinePanel(SnapshotPanel):
     # ---- layout and painting ----------------------------------------------------------------------
 
     def _rows(self, width: float) -> Flow:
-        """The tiles flowed into rows of ``width``: big numbers shrink (to ``MIN_NUMBER_PT``), then the
-        tiles draw closer together, before a tile moves to another row. A tile is as wide as its label
-        and the widest number of its kind (``number_room``), so the rows hold still as numbers change."""
+        """The tiles flowed into rows of ``width`` (the same words' rooms in the same width: the same
+        flow as the previous frame's)."""
+        key = (width, _room(self.tiles))
+        if self._flow_cache is None or self._flow_cache[0] != key:
+            self._flow_cache = (key, self._flow_tiles(width))
+        return self._flow_cache[1]
+
+    def _flow_tiles(self, width: float) -> Flow:
+        """Big numbers shrink (to ``MIN_NUMBER_PT``), then the tiles draw closer together, before a tile
+        moves to another row. A tile is as wide as its label and the widest number of its kind
+        (``number_room``), so the rows hold still as numbers change."""
         if not self.tiles:  # before the first sample: a row no taller than any the tiles will need
             return Flow([], [], _font(MIN_NUMBER_PT, bold=True), PAD)
         for pt in range(NUMBER_PT, MIN_NUMBER_PT - 1, -1):
