@@ -5,7 +5,8 @@ What counts as wrong, for every text on screen (painted by the panels, drawn by 
 Qt widgets): two texts whose rectangles intersect, a text that was cut to fit (a painted one clipped
 by its box, a widget too narrow for its words), a text outside its own panel; every CPU lane must be
 visible at its smallest height at least; every graph shown must have a data area at least
-``MIN_PLOT_H`` px high; the window must not be larger than the screen it was fitted to. Texts a
+``MIN_PLOT_H`` px high; the window must not be larger than the screen it was fitted to, nor its stage
+taller than the window gives it (it would scroll; texts scrolled out of view are not counted). Texts a
 panel shortens on purpose with "…" (task names in narrow Gantt segments, the last step's words) carry
 their full text in a tooltip and are not errors. The tests (tests/test_gui_layout.py) run the same
 checks.
@@ -36,6 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.window_frame import STAGE_SCROLL
+
 SIZES = ((1280, 720), (1366, 768), (1920, 1080))
 SLACK_PX = 1.5  # rectangles may touch
 
@@ -65,8 +68,23 @@ def painted_texts(window: QWidget) -> list[Text]:
         widget = d.device
         if not isinstance(widget, QWidget) or not widget.isVisible() or not d.text.strip():
             continue
-        out.append(Text(type(widget).__name__, d.text, _window_rect(widget, d.visible, window), d.cut))
+        shown = _window_rect(widget, d.visible, window).intersected(_clip(widget, window))
+        if not shown.isEmpty():
+            out.append(Text(type(widget).__name__, d.text, shown, d.cut))
     return out
+
+
+def _clip(widget: QWidget, window: QWidget) -> QRectF:
+    """Where ``widget`` shows in the window: its rectangle inside every scroll area's viewport around
+    it (the stage scrolls when the window is too short for it)."""
+    rect = QRectF(widget.mapTo(window, QPoint(0, 0)), widget.size().toSizeF())
+    node = widget.parentWidget()
+    while node is not None:
+        if isinstance(node, QAbstractScrollArea) and not node.inherits("QGraphicsView"):
+            viewport = node.viewport()
+            rect = rect.intersected(QRectF(viewport.mapTo(window, QPoint(0, 0)), viewport.size().toSizeF()))
+        node = node.parentWidget()
+    return rect
 
 
 def graph_texts(window: QWidget) -> list[Text]:
@@ -86,7 +104,9 @@ def graph_texts(window: QWidget) -> list[Text]:
         ) -> None:
             top_left = view.mapFromScene(rect.topLeft())
             r = QRectF(top_left.x(), top_left.y(), rect.width(), rect.height())
-            out.append(Text(where, text, _window_rect(view, r, window)))
+            shown = _window_rect(view, r, window).intersected(_clip(view, window))
+            if not shown.isEmpty():
+                out.append(Text(where, text, shown))
 
         for item in scene.items():
             if not item.isVisible() or item.sceneBoundingRect().isEmpty():
@@ -139,6 +159,8 @@ def widget_texts(window: QWidget) -> list[Text]:
             continue
         fm = w.fontMetrics()
         rect = QRectF(w.mapTo(window, QPoint(0, 0)), w.size().toSizeF())
+        if _clip(w, window).isEmpty():  # scrolled out of the stage's view
+            continue
         if viewport is not None:  # scrolled up and down is fine; cut at the right is not
             right = viewport.mapTo(window, QPoint(viewport.width(), 0)).x()
             if rect.right() > right + 1 and (isinstance(w, QLabel | QAbstractButton | QGroupBox)):
@@ -166,10 +188,15 @@ def widget_texts(window: QWidget) -> list[Text]:
 
 
 def _scroll_viewport(w: QWidget) -> QWidget | None:
-    """The viewport of the scroll area ``w`` is inside, if any (a graph's view does not count)."""
+    """The viewport of the scroll area ``w`` is inside, if any (a graph's view and the stage's scroll
+    area, which scrolls only when the window is too short for it, do not count)."""
     node = w.parentWidget()
     while node is not None:
-        if isinstance(node, QAbstractScrollArea) and not node.inherits("QGraphicsView"):
+        if (
+            isinstance(node, QAbstractScrollArea)
+            and not node.inherits("QGraphicsView")
+            and node.objectName() != STAGE_SCROLL
+        ):
             return node.viewport()
         node = node.parentWidget()
     return None
@@ -218,6 +245,10 @@ def problems(window: QWidget, screen: tuple[int, int]) -> list[str]:
             out.append(f"outside the window: {t.where} {t.text!r}")
     for a, b in overlaps(texts):
         out.append(f"overlap: {a.where} {a.text!r} and {b.where} {b.text!r}")
+    frame = getattr(window, "frame", None)
+    if frame is not None and frame.stage_scroll.verticalScrollBar().maximum() > 0:
+        view = frame.stage_scroll.viewport().height()
+        out.append(f"the stage scrolls: it needs {frame.stage.height()} px, the window gives it {view}")
     lanes = getattr(window, "cpu_lanes", None)
     if lanes is not None:
         for i, rect in enumerate(lanes.lane_rects()):

@@ -19,6 +19,7 @@ from gui.draw.layout_plan import Plan, plan_layout
 RUNQUEUE_TAB = "Run queues: who runs next"
 QDISC_TAB = "Packets: the prio qdisc"
 LESSON_TAB, STORY_TAB, SETTINGS_TAB = "Lesson", "Story", "Settings"
+STAGE_SCROLL = "stage_scroll"  # the scroll area around the stage
 
 
 class WindowFrame:
@@ -48,6 +49,15 @@ class WindowFrame:
         self.stage.addWidget(window.headline)
         self.stage.addWidget(self.lower_split)
         self.stage.setChildrenCollapsible(False)
+        # A window too short for the stage's least height (large text, many CPUs, a small screen)
+        # scrolls the stage rather than growing past the screen.
+        self.stage_scroll = QScrollArea()
+        self.stage_scroll.setObjectName(STAGE_SCROLL)
+        self.stage_scroll.setWidget(self.stage)
+        self.stage_scroll.setWidgetResizable(True)
+        self.stage_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.stage_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.stage_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the keys stay the window's
         # The lesson and the story told in words; on a narrow screen the settings join them as a tab.
         self.side = QTabWidget()
         self.side.setDocumentMode(True)
@@ -75,14 +85,14 @@ class WindowFrame:
         if wide:
             if index >= 0:
                 self.side.removeTab(index)
-            for i, w in enumerate((self.settings_scroll, self.stage, self.side)):
+            for i, w in enumerate((self.settings_scroll, self.stage_scroll, self.side)):
                 self.body.insertWidget(i, w)
             self.settings_scroll.show()  # a page taken off the tabs stays hidden otherwise
         else:
             self.body.insertWidget(0, self.side)
-            self.body.insertWidget(1, self.stage)
+            self.body.insertWidget(1, self.stage_scroll)
             self.side.addTab(self.settings_scroll, SETTINGS_TAB)
-        self.body.setStretchFactor(self.body.indexOf(self.stage), 1)
+        self.body.setStretchFactor(self.body.indexOf(self.stage_scroll), 1)
 
     def arrange(self) -> None:
         """Lay the window out for the space it has now (``plan_layout``)."""

@@ -180,3 +180,18 @@ def test_the_headline_holds_eight_cpus_on_one_row_that_holds_still(shown) -> Non
     panel.resize(500, 100)
     panel.resizeEvent(None)
     assert panel.height() > one_row and len(rows()) >= 2
+
+
+def test_a_stage_too_tall_for_the_screen_scrolls_and_the_window_stays_on_it(shown, tmp_path) -> None:
+    # Large text with eight CPUs needs more height than a 1366x768 screen has: the window once grew to
+    # 855 px, its graphs and status line below the screen's edge. Now the stage scrolls to them.
+    w = build("qdisc-fairness-2011", (1366, 768), "large", 8, AT_S, str(tmp_path), play_s=0.5)
+    shown.append(w)
+    assert w.height() <= 768
+    bar = w.frame.stage_scroll.verticalScrollBar()
+    assert bar.maximum() > 0 and w.frame.stage.height() > w.frame.stage_scroll.viewport().height()
+    assert any(line.startswith("the stage scrolls") for line in problems(w, (1366, 768)))
+    bar.setValue(bar.maximum())
+    QApplication.processEvents()
+    bottom = w.graphs.mapTo(w.frame.stage_scroll.viewport(), w.graphs.rect().bottomLeft()).y()
+    assert bottom <= w.frame.stage_scroll.viewport().height(), "scrolled down, the graphs are in view"

@@ -211,9 +211,9 @@ class GraphGrid:
             self._fit_title(name, width - theme.px(68 + 24) - chooser)  # less the y axis, the chooser
 
     def _fit_title(self, name: str, width: float) -> None:
-        """The graph's title, or its short form where the long one would be cut (its tiny form where
-        even that would be); the dequeue graph's "· Jain" goes where even the short form leaves
-        no room for it (the headline shows it too)."""
+        """The graph's title, or its short form where the long one would be cut (its tiny form, and
+        then that elided, where even that would be); the dequeue graph's "· Jain" goes where even the
+        short form leaves no room for it (the headline shows it too)."""
         plot = self._plots[name]
         extra = " · Jain 0.00" if name == "dequeues" else ""
         font = panel_font(TITLE_PT)
@@ -224,6 +224,8 @@ class GraphGrid:
         title = long_title if fits else SHORT_TITLES[name]
         if metrics.horizontalAdvance(title) > width:
             title = TINY_TITLES[name]
+        if metrics.horizontalAdvance(title) > width:  # "Bandw…": the menu beside it names every graph
+            title = metrics.elidedText(title, Qt.TextElideMode.ElideRight, max(int(width), 0))
         if name == "dequeues":
             self._bars.fit_title(fits or metrics.horizontalAdvance(title + extra) <= width)
         if self._titles.get(name) != title:
