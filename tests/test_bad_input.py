@@ -742,6 +742,19 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, json: bool) -> None:
     assert (p.returncode, err) == (cli.EXIT_BROKEN_PIPE, b"")
 
 
+def wait_for_cpu(pid: int, seconds: float, timeout: float = 60.0) -> None:
+    """Until process ``pid`` has used ``seconds`` of CPU time (user + system, from ``/proc``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= seconds:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} used less than {seconds} s of CPU in {timeout} s")
+
+
 def test_ctrl_c_exits_130_quietly_and_keeps_the_old_csv(tmp_path: Path) -> None:
     (tmp_path / "out.csv").write_bytes(OLD_CSV)
     before = state(tmp_path)
@@ -755,7 +768,7 @@ def test_ctrl_c_exits_130_quietly_and_keeps_the_old_csv(tmp_path: Path) -> None:
         cwd=tmp_path,
         stdout=subprocess.PIPE,
     )
-    time.sleep(1.5)  # well into the run (or still loading: the same answer either way)
+    wait_for_cpu(p.pid, 1.0)  # well into the run, however loaded the machine: past its imports
     p.send_signal(signal.SIGINT)
     try:
         out, err = p.communicate(timeout=60)
