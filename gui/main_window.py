@@ -54,6 +54,9 @@ from model.snapshot import Snapshot
 if TYPE_CHECKING:
     from gui.panels.graphs import GraphsPanel
 
+UNPARKABLE = "Going back replays this run from its start: its state cannot be saved ({why})"
+UNPARKABLE_MS = 10_000  # how long the status line says so after a landing
+
 
 class Panel(Protocol):
     """What the window asks of a stage panel (a QWidget): draw a snapshot, forget the past."""
@@ -223,6 +226,9 @@ class MainWindow(QMainWindow):
             panel.reset()
         self._last_snapshot = None
         self.time_controls.show_event("")
+        why = self.playback.rewinder.unparkable
+        if why is not None:  # every landing replays from t = 0: slower, so say why
+            self.statusBar().showMessage(UNPARKABLE.format(why=why), UNPARKABLE_MS)
 
     # ---- lesson highlights ---------------------------------------------------------------------------
 

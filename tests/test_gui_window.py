@@ -636,3 +636,13 @@ def test_frames_that_repaint_only_what_changed_look_like_a_full_repaint(make_win
     assert isinstance(stored, QImage) and stored.size() == w.size()
     rgb = QImage.Format.Format_RGB32
     assert stored.convertToFormat(rgb) == w.grab().toImage().convertToFormat(rgb)
+
+
+def test_a_run_that_cannot_be_parked_says_why_going_back_is_slow(window: MainWindow) -> None:
+    # Such a run (a plug-in policy holding a lambda, say) keeps no checkpoints, so every landing
+    # replays from t = 0: slower, the same run. The window once said nothing about it.
+    frames(window, 30)
+    window.playback.rewinder.unparkable = "a lambda or closure in the state"
+    window.playback.seek(window.playback.simulation.now_ns // 2)
+    message = window.statusBar().currentMessage()
+    assert "replays this run from its start" in message and "lambda" in message, message
