@@ -123,10 +123,12 @@ class TraceLog:
         records = self.records
         if n <= 0:
             return resume_trace, (self.full, self.appended, ())
-        if self.packed and len(records) < n:  # a run that went on from a checkpoint: its older past too
-            records = self.packed_records() + records
-            return resume_trace, (self.full, self.appended, (pack_records(records[-n:]),))
-        if self.full:  # a full trace's drained records can still move (``insert``): no chunks
+        older = bool(self.packed) and len(records) < n  # a run that went on from a checkpoint
+        # Packed afresh, in one blob: that run's older past too, or a full trace (its drained records
+        # can still move, ``insert``, so it keeps no chunks).
+        if older or self.full:
+            if older:
+                records = self.packed_records() + records
             return resume_trace, (self.full, self.appended, (pack_records(records[-n:]),))
         return resume_trace, (self.full, self.appended, self._chunked(n))
 
