@@ -159,12 +159,12 @@ def widget_texts(window: QWidget) -> list[Text]:
             continue
         fm = w.fontMetrics()
         rect = QRectF(w.mapTo(window, QPoint(0, 0)), w.size().toSizeF())
-        if _clip(w, window).isEmpty():  # scrolled out of the stage's view
-            continue
         if viewport is not None:  # scrolled up and down is fine; cut at the right is not
             right = viewport.mapTo(window, QPoint(viewport.width(), 0)).x()
             if rect.right() > right + 1 and (isinstance(w, QLabel | QAbstractButton | QGroupBox)):
                 out.append(Text(type(w).__name__, _words(w), QRectF(), cut=True))
+            continue
+        if _clip(w, window).isEmpty():  # scrolled out of the stage's view
             continue
         if (
             isinstance(w, QLabel)

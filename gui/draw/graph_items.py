@@ -136,12 +136,6 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
     ROW_PX = 21.0
     folded = False  # hidden to give its rows to the data (``fold``), whatever its entries
 
-    def fold(self, folded: bool) -> None:
-        """Hide the legend and give its rows to the data, or show it again under its graph."""
-        self.folded = folded
-        self.setVisible(not folded)
-        self.updateSize()
-
     def __init__(self, columns: int) -> None:
         super().__init__(
             colCount=columns,
@@ -153,6 +147,12 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setFlag(self.GraphicsItemFlag.ItemClipsChildrenToShape)
         self.layout.setContentsMargins(4.0, 0.0, 4.0, 0.0)
+
+    def fold(self, folded: bool) -> None:
+        """Hide the legend and give its rows to the data, or show it again under its graph."""
+        self.folded = folded
+        self.setVisible(not folded)
+        self.updateSize()
 
     def addItem(self, item: object, name: str) -> None:
         super().addItem(item, name)

@@ -122,7 +122,7 @@ class GraphGrid:
                 break
         if self._shortest_plot() < MIN_PLOT_H:  # still short (many CPU lanes above): the legend rows
             self._set_legends(False)  # go to the data; the lines keep their colours and hover read-outs
-        if self._shortest_plot() < MIN_PLOT_H:  # and then the time axes' names: "220 ms" on each tick
+        if self._shortest_plot() < MIN_PLOT_H:  # and then the time axes' names: "280 ms" on the last tick
             self._set_axis_names(False)
         self._fit_scene()
         self.place_chooser()
@@ -150,7 +150,7 @@ class GraphGrid:
         self._view.ci.layout.activate()
 
     def _set_axis_names(self, on: bool) -> None:
-        """Every time axis's name under its ticks, or the unit on each tick instead (a short panel)."""
+        """Every time axis's name under its ticks, or the unit after the last tick instead (a short panel)."""
         if on == self._axis_names_on:
             return
         self._axis_names_on = on

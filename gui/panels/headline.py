@@ -9,7 +9,6 @@ only draws them, shrinking the big numbers to fit a narrow panel rather than cut
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
@@ -58,8 +57,9 @@ class Flow:
 
 def number_room(number: str) -> str:
     """The widest number of ``number``'s kind: every digit an 8, a share as wide as "100%"."""
-    wide = re.sub(r"\d", "8", number)
-    return "888%" if number.endswith("%") else wide
+    if number.endswith("%"):
+        return "888%"
+    return "".join("8" if c.isdigit() else c for c in number)
 
 
 def _room(tiles: list[Tile]) -> list[tuple[str, str]]:
