@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from PySide6.QtCore import QPoint, QRectF, QSettings, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QFont, QPaintEvent, QResizeEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QColor, QFont, QPaintEvent, QPalette, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from gui import keys  # pyside_fix: before any signal is emitted
@@ -389,7 +389,9 @@ class MainWindow(QMainWindow):
         base = QFont(QApplication.font())
         base.setPointSizeF(base.pointSizeF() * look.font_factor)
         self.setFont(base)
-        self.setStyleSheet(f"QMainWindow, QScrollArea, QSplitter {{ background: {look.background}; }}")
+        colours = self.palette()
+        colours.setColor(QPalette.ColorRole.Window, QColor(look.background))
+        self.setPalette(colours)
         rescale_fonts(self)
         for widget in (*self.panels.values(), self.time_controls, self.explainer, self.controls):
             apply = getattr(widget, "apply_theme", None)

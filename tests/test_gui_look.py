@@ -1,12 +1,16 @@
-"""The look (projector mode, zoom) remembered across runs, and the CPUs control in the 2011 story."""
+"""The look (projector mode, zoom) remembered across runs and set through the palette, the settings
+groups' own frame, and the CPUs control in the 2011 story."""
 
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QStyle, QStyleOptionGroupBox
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 from gui.draw import theme
 from gui.main_window import MainWindow
+from gui.panels.settings_group import FILL_DARKER, RIM_DARKER, SettingsGroup
 from model.scenario import load_scenario
 
 
@@ -53,3 +57,46 @@ def test_two_cpus_in_the_2011_story_moves_the_nic_interrupts(make) -> None:
         snap = w.playback.tick(1 / 60)
     assert snap is not None and len(snap.cpus) == 2 and snap.qdisc is not None
     assert "CPU" in w.controls.cpus_spin.toolTip() or w.controls.cpus_spin.toolTip()
+
+
+def test_a_mode_chosen_as_the_window_first_shows_takes_hold(qtbot, temp_settings) -> None:  # noqa: F811
+    """The look goes through the window's palette: a style sheet set on the window between ``show()``
+    and its first events crashed Qt's style-sheet style (a segfault at 1920×1080)."""
+    w = MainWindow(load_scenario("cfs-yield-2007"), settings=temp_settings, use_timer=False)
+    qtbot.addWidget(w)
+    try:
+        w.resize(1920, 1080)
+        w.show()
+        w.set_mode("projector")
+        qtbot.waitExposed(w)
+        assert theme.current().mode == "projector"
+        assert w.styleSheet() == ""
+        assert w.palette().color(QPalette.ColorRole.Window) == QColor(theme.current().background)
+    finally:
+        theme.set_theme(theme.make_theme("standard", 1.0))
+
+
+def test_a_settings_group_draws_its_rim_and_title_in_opaque_colours(qtbot) -> None:
+    box = SettingsGroup("CPU scheduler")
+    qtbot.addWidget(box)
+    box.resize(240, 160)
+    image = box.grab().toImage()
+    background = box.palette().color(QPalette.ColorRole.Window)
+    option = QStyleOptionGroupBox()
+    box.initStyleOption(option)
+    style = box.style()
+    frame = style.subControlRect(
+        QStyle.ComplexControl.CC_GroupBox, option, QStyle.SubControl.SC_GroupBoxFrame, box
+    )
+    label = style.subControlRect(
+        QStyle.ComplexControl.CC_GroupBox, option, QStyle.SubControl.SC_GroupBoxLabel, box
+    )
+    mid_y = frame.center().y()
+    assert QColor(image.pixel(frame.left(), mid_y)).name() == background.darker(RIM_DARKER).name()
+    assert QColor(image.pixel(frame.center().x(), mid_y)).name() == background.darker(FILL_DARKER).name()
+    title_ink = [
+        QColor(image.pixel(x, y)).lightness()
+        for x in range(label.left(), label.right())
+        for y in range(label.top(), label.bottom())
+    ]
+    assert min(title_ink) < 100, "the title is drawn"

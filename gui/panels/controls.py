@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QGroupBox,
     QLabel,
     QRadioButton,
     QSpinBox,
@@ -33,6 +32,7 @@ from PySide6.QtWidgets import (
 from gui.draw import theme
 from gui.draw.cpu_count import cpu_note
 from gui.panels.base import rescale_fonts, styled_font
+from gui.panels.settings_group import SettingsGroup
 from model.scenario import KeySpec, Scenario, ScenarioError, builtin_names, key_specs, load_scenario
 from model.sched import POLICIES, TUNABLES, Tunable, owners
 from model.simulation import LIVE_KEYS
@@ -153,8 +153,8 @@ class ControlsPanel(QWidget):
 
     # ---- building ---------------------------------------------------------------------------
 
-    def _group(self, title: str) -> tuple[QGroupBox, QVBoxLayout]:
-        box = QGroupBox(title)
+    def _group(self, title: str) -> tuple[SettingsGroup, QVBoxLayout]:
+        box = SettingsGroup(title)
         _scale_font(box, FONT_PT + 1, bold=True)
         layout = QVBoxLayout(box)
         layout.setSpacing(2)
