@@ -22,6 +22,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from gui.draw import palette, text_log, theme
+from gui.draw.graph_items import thin_ticks
 from gui.layout_check import build, problems
 from gui.panels.headline import HeadlinePanel, Tile
 from model.scenario import builtin_names
@@ -195,3 +196,22 @@ def test_a_stage_too_tall_for_the_screen_scrolls_and_the_window_stays_on_it(show
     QApplication.processEvents()
     bottom = w.graphs.mapTo(w.frame.stage_scroll.viewport(), w.graphs.rect().bottomLeft()).y()
     assert bottom <= w.frame.stage_scroll.viewport().height(), "scrolled down, the graphs are in view"
+
+
+def test_a_short_graph_labels_fewer_y_ticks_rather_than_overprint_them(shown, tmp_path) -> None:
+    # Large text on a 1280x720 screen leaves the playground's threads graph 93 px high: its five
+    # given ticks (0, 25, 50, 75, 100 %) overprinted each other. The axis now labels every second one.
+    w = build("yield-playground", (1280, 720), "large", 6, AT_S, str(tmp_path), play_s=0.5)
+    shown.append(w)
+    found = problems(w, (1280, 720))
+    assert not [line for line in found if line.startswith("overlap")], found
+    assert any("high (at least" in line for line in found), "the graph is as short as when it overprinted"
+
+
+def test_thin_ticks_keeps_every_second_then_every_fourth_tick() -> None:
+    ticks = [(float(v), str(v)) for v in range(0, 101, 25)]
+    assert thin_ticks(ticks, px_per_unit=1.0, room_px=20.0) == ticks  # 25 px apart: all fit
+    assert [label for _v, label in thin_ticks(ticks, 0.6, 20.0)] == ["0", "50", "100"]  # 15 px apart
+    assert [label for _v, label in thin_ticks(ticks, 0.3, 20.0)] == ["0", "100"]
+    assert [label for _v, label in thin_ticks(ticks, 0.01, 20.0)] == ["0", "100"]  # never fewer than two
+    assert thin_ticks(ticks[:2], 0.01, 20.0) == ticks[:2]

@@ -39,9 +39,25 @@ def panel_font(point_size: float) -> QFont:
 class QuietAxis(pg.AxisItem):  # type: ignore[misc]
     """An axis that sets its name's text again only when it changed. pyqtgraph rebuilds the name (rich
     text, and the axis's size with it) on every change of range, for its SI prefix: the time axes
-    slide with every new point, and their names change only when the prefix does."""
+    slide with every new point, and their names change only when the prefix does. A y axis given its
+    ticks (``setTicks``) labels only as many of them as its height holds apart (``thin_ticks``)."""
 
     _label_html: str | None = None
+    _tickLevels: list[list[tuple[float, str]]] | None  # pyqtgraph's: the ticks given to setTicks
+    LINE_GAP = 1.25  # a labelled tick's room, in lines of the tick font
+
+    def generateDrawSpecs(self, p: QPainter) -> object:
+        given = self._tickLevels
+        lo, hi = self.range
+        if given is None or self.orientation not in ("left", "right") or hi <= lo:
+            return super().generateDrawSpecs(p)
+        px_per_unit = self.geometry().height() / (hi - lo)
+        room = QFontMetrics(self.style["tickFont"] or QFont()).height() * self.LINE_GAP
+        self._tickLevels = [thin_ticks(level, px_per_unit, room) for level in given]
+        try:
+            return super().generateDrawSpecs(p)
+        finally:
+            self._tickLevels = given
 
     def _updateLabel(self) -> None:  # pyqtgraph's hook behind setLabel and the SI prefix
         html = self.labelString()
@@ -51,6 +67,19 @@ class QuietAxis(pg.AxisItem):  # type: ignore[misc]
             return
         self.picture = None  # the ticks are drawn again, as pyqtgraph does after a change of range
         self.update()
+
+
+def thin_ticks(ticks: list[tuple[float, str]], px_per_unit: float, room_px: float) -> list[tuple[float, str]]:
+    """Every k-th of the evenly spaced ``ticks`` (k = 1, 2, 4, … counted from the first, at most one
+    short of their number), the smallest k that puts labelled neighbours ``room_px`` apart at
+    ``px_per_unit``: 0, 25, 50, 75, 100 become 0, 50, 100, then 0, 100."""
+    if len(ticks) < 3:
+        return ticks
+    step_px = abs(ticks[1][0] - ticks[0][0]) * px_per_unit
+    every = 1
+    while every < len(ticks) - 1 and step_px * every < room_px:
+        every *= 2
+    return ticks[::every]
 
 
 class CountAxis(QuietAxis):
