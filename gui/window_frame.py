@@ -105,15 +105,17 @@ class WindowFrame:
         plan = plan_layout(
             size.width(),
             size.height() - headline,
-            lanes.needed_height(),
-            lanes.sizeHint().height(),
+            lanes.needed_height(legend=True),
+            lanes.size_hint_height(legend=True),
             self.qdisc_shown,
             theme.current().font_factor,
             self.window.controls.minimumSizeHint().width() + bar + 36,  # and the tab frame around it
+            lanes.legend_height(),
         )
         if plan == self.plan:
             return
         self.plan = plan
+        lanes.fold_legend(not plan.lanes_legend)
         lanes.setMinimumHeight(lanes.needed_height())  # the splitter never hides a CPU's lane
         self._arrange_columns(plan.wide)
         self.body.setSizes(list(plan.columns))

@@ -572,6 +572,16 @@ def test_the_layout_plan_keeps_every_lane_in_a_short_window() -> None:
     assert not short.wide and not short.stacked
     assert short.lanes_h == 226  # every CPU's lane, though it is more than the short window's share
     assert sum(short.lower) == short.columns[1] and min(short.lower) > 0
+    assert short.lanes_legend  # 226 px of lanes leave the panels below their least height
+
+
+def test_a_stage_too_short_for_lanes_and_panels_folds_the_lanes_legend() -> None:
+    roomy = plan_layout(1280, 560, lanes_needed=250, lanes_hint=400, qdisc=False, lanes_legend_h=60)
+    assert roomy.lanes_legend and roomy.lanes_h == 250  # 250 + 262 fit in 560
+    tight = plan_layout(1280, 480, lanes_needed=250, lanes_hint=400, qdisc=False, lanes_legend_h=60)
+    assert not tight.lanes_legend and tight.lanes_h == 190  # the legend's 60 px go below
+    no_legend = plan_layout(1280, 480, lanes_needed=250, lanes_hint=400, qdisc=False)
+    assert no_legend.lanes_legend and no_legend.lanes_h == 250  # nothing to fold: the lanes keep it all
 
 
 # ---- the first frame before the graphs ------------------------------------------------------------

@@ -4,7 +4,9 @@ Wide screens (``WIDE_MIN_W`` and more) get three columns: the settings, the stag
 ones put the lesson, the story and the settings on tabs in one side column, so that the stage keeps
 room. The stage stacks the CPU lanes, the middle panel (run queues or qdisc) and the graphs when it is
 tall enough for each at a readable height; otherwise the lanes stay on top and the middle panel and
-the graphs share the rest side by side. The lanes always get the height that shows every CPU.
+the graphs share the rest side by side. The lanes always get the height that shows every CPU; where
+that would leave the middle panel and the graphs less than their least height (large text, many
+CPUs, a small screen), the lanes leave their legend out first.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Plan:
     stacked: bool  # lanes / middle / graphs one above the other (else middle | graphs)
     lanes_h: int
     lower: tuple[int, int]  # sizes of the middle panel and the graphs along the lower split
+    lanes_legend: bool = True  # the lanes show their legend (else its rows go to the panels below)
 
 
 def plan_layout(
@@ -36,23 +39,29 @@ def plan_layout(
     qdisc: bool,
     scale: float = 1.0,
     settings_min_w: int = 0,
+    lanes_legend_h: int = 0,
 ) -> Plan:
     """The arrangement for a body of ``width`` × ``height`` px (below the time controls): the lanes need
-    ``lanes_needed`` px to show every CPU and would like ``lanes_hint``; ``scale`` is the theme's text
-    scale (larger text needs wider side columns); the settings need ``settings_min_w``."""
+    ``lanes_needed`` px to show every CPU (``lanes_legend_h`` of it their legend) and would like
+    ``lanes_hint``; ``scale`` is the theme's text scale (larger text needs wider side columns); the
+    settings need ``settings_min_w``."""
     wide = width >= WIDE_MIN_W * min(scale, 1.3)
     side = [round(w * min(scale, 1.3)) for w in SIDE_W]
     side[0] = max(side[0], settings_min_w)
     columns = (side[0], width - side[0] - side[1], side[1]) if wide else (side[0], width - side[0])
     stacked = height >= STACK_MIN_H * min(scale, 1.3)
     lower_min = LOWER_MIN * min(scale, 1.3)
+    legend = lanes_needed + lower_min <= height or lanes_legend_h <= 0
+    if not legend:
+        lanes_needed -= lanes_legend_h
+        lanes_hint -= lanes_legend_h
     cap = LANES_MAX[qdisc] if stacked else round(height * 0.3)
     cap = min(cap, round(height - lower_min))
     lanes = max(min(lanes_hint, cap), lanes_needed)
     rest = max(height - lanes, 0)
     if stacked:
         middle = round(rest * (0.46 if qdisc else 0.45))
-        return Plan(wide, columns, True, lanes, (middle, rest - middle))
+        return Plan(wide, columns, True, lanes, (middle, rest - middle), legend)
     stage_w = columns[1]
     middle = round(stage_w * MIDDLE_SHARE)
-    return Plan(wide, columns, False, lanes, (middle, stage_w - middle))
+    return Plan(wide, columns, False, lanes, (middle, stage_w - middle), legend)

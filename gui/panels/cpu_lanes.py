@@ -82,6 +82,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
         self._parts = LayerCache()
         self._needed_h = 0  # the needed_height() the window last heard of
+        self.legend_folded = False  # the window's choice (``fold_legend``) on a short stage
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.setMouseTracking(True)
         self.reset()
@@ -176,16 +177,37 @@ class CpuLanesPanel(HoverTipsPanel):
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
         self._relayout()
 
-    def needed_height(self) -> int:
-        """The least height that shows every CPU's lane (at their smallest) with the legend and axis."""
-        _, legend_h = self._legend_layout()
+    def needed_height(self, legend: bool | None = None) -> int:
+        """The least height that shows every CPU's lane (at their smallest) with the axis and the legend
+        (``legend`` True: as if shown, False: as if folded; None: as it is now)."""
         lanes_h = max(len(self.lanes), 1) * MIN_LANE_H
-        return int((PAD + legend_h + 4 + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
+        return int((PAD + self._legend_h(legend) + 4 + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
+
+    def size_hint_height(self, legend: bool | None = None) -> int:
+        n = max(len(self.lanes), 1)
+        return int((self._legend_h(legend) + AXIS_H + 2 * PAD + 4 + n * 76) * self.zoom)
 
     def sizeHint(self) -> QSize:
-        n = max(len(self.lanes), 1)
-        _, legend_h = self._legend_layout()
-        return QSize(1000, int((legend_h + AXIS_H + 2 * PAD + 4 + n * 76) * self.zoom))
+        return QSize(1000, self.size_hint_height())
+
+    def legend_height(self) -> int:
+        """The height the legend takes when shown, in widget pixels."""
+        return int(self._legend_h(True) * self.zoom)
+
+    def fold_legend(self, folded: bool) -> None:
+        """Leave the legend out (``folded``) or show it. A stage too short for the lanes, the middle
+        panel and the graphs gives the legend's rows to the panels below: each lane's head still names
+        and colours its task, and hovering a strip says what each part of it shows."""
+        if folded == self.legend_folded:
+            return
+        self.legend_folded = folded
+        self._needed_h = self.needed_height()  # the window asked for this: no signal back to it
+        self._relayout()
+
+    def _legend_h(self, legend: bool | None) -> float:
+        if legend is False or (legend is None and self.legend_folded):
+            return 0.0
+        return self._flowed_legend()[1]
 
     def lane_rects(self) -> list[QRectF]:
         """Each CPU's lane (its head and strip), in widget pixels."""
@@ -237,6 +259,10 @@ class CpuLanesPanel(HoverTipsPanel):
     # ---- geometry -----------------------------------------------------------------------------------
 
     def _legend_layout(self) -> LegendFlow:
+        """The legend as drawn: flowed into rows, or nothing while it is folded."""
+        return ([], 0.0) if self.legend_folded else self._flowed_legend()
+
+    def _flowed_legend(self) -> LegendFlow:
         """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height.
 
         The yield marks are listed once a yield was seen. Where the tasks would take more than one row
@@ -310,7 +336,7 @@ class CpuLanesPanel(HoverTipsPanel):
         # The legend and the lane heads read the same from frame to frame (a head changes when its CPU
         # switches): each is copied from a pixmap while it does (``gui.draw.layer_cache``). Every
         # repaint still draws them all: a grab or a video frame of the panel shows everything.
-        legend_key = self._legend_cache[0] if self._legend_cache else None
+        legend_key = (self.legend_folded, self._legend_cache[0] if self._legend_cache else None)
         items, _ = self._legend_layout()
         paint = functools.partial(paint_legend, items=items, font=self._fonts.plain)
         self._parts.draw(p, "legend", legend_key, QRectF(0, 0, self.lw(), top), paint)

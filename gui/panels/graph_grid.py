@@ -20,6 +20,9 @@ from gui.panels.base import styled_font
 from gui.panels.dequeue_bars import DequeueBars
 
 MIN_PLOT_H = 150  # px of data area every shown graph keeps, at the standard text size
+# An axis's height follows its labels (a new SI prefix, a taller tick label), so a data area can lose
+# a pixel or two a sample later: legends are kept only with this much to spare above MIN_PLOT_H.
+LEGEND_SPARE_PX = 4
 MIN_PLOT_W = 270
 PLOT_CHROME_H = 104  # title, time axis and two legend rows around the data area (standard text size)
 
@@ -107,7 +110,7 @@ class GraphGrid:
             if _attempt == 0 and not placed:
                 self.fit_legends()  # the same graphs, maybe at another width: their legends' rows
                 self._fit_scene()
-                if self._shortest_plot() >= MIN_PLOT_H:
+                if self._shortest_plot() >= MIN_PLOT_H + (LEGEND_SPARE_PX if self._legends_on else 0):
                     return
             if _attempt == 0:
                 self._set_legends(True)
@@ -120,7 +123,9 @@ class GraphGrid:
                 max_cols = len(self.shown) - 1  # wider graphs: their legends take fewer rows
             else:
                 break
-        if self._shortest_plot() < MIN_PLOT_H:  # still short (many CPU lanes above): the legend rows
+        if (
+            self._shortest_plot() < MIN_PLOT_H + LEGEND_SPARE_PX
+        ):  # still short (many lanes above): the legend rows
             self._set_legends(False)  # go to the data; the lines keep their colours and hover read-outs
         if self._shortest_plot() < MIN_PLOT_H:  # and then the time axes' names: "280 ms" on the last tick
             self._set_axis_names(False)
