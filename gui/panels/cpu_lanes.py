@@ -184,6 +184,7 @@ class CpuLanesPanel(HoverTipsPanel):
         return int((PAD + self._legend_h(legend) + 4 + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
 
     def size_hint_height(self, legend: bool | None = None) -> int:
+        """The height the lanes would like (roomy lanes), with the legend as for ``needed_height``."""
         n = max(len(self.lanes), 1)
         return int((self._legend_h(legend) + AXIS_H + 2 * PAD + 4 + n * 76) * self.zoom)
 

@@ -123,10 +123,10 @@ class GraphGrid:
                 max_cols = len(self.shown) - 1  # wider graphs: their legends take fewer rows
             else:
                 break
-        if (
-            self._shortest_plot() < MIN_PLOT_H + LEGEND_SPARE_PX
-        ):  # still short (many lanes above): the legend rows
-            self._set_legends(False)  # go to the data; the lines keep their colours and hover read-outs
+        # Still short (many CPU lanes above): the legend rows go to the data; the lines keep their
+        # colours and hover read-outs.
+        if self._shortest_plot() < MIN_PLOT_H + LEGEND_SPARE_PX:
+            self._set_legends(False)
         if self._shortest_plot() < MIN_PLOT_H:  # and then the time axes' names: "280 ms" on the last tick
             self._set_axis_names(False)
         self._fit_scene()
