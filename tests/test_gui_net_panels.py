@@ -550,3 +550,25 @@ def test_a_panel_too_short_for_axis_names_puts_the_unit_after_the_last_tick(
     graphs.resize(1000, 520)
     graphs.grab()
     assert bottom(graphs.shown[0]).label.isVisible(), "the name comes back with the room"
+
+
+def test_the_bold_line_is_named_by_the_simulated_span_of_its_mean(graphs: GraphsPanel) -> None:
+    # The bold line is the mean of the last MEAN_SAMPLES intervals: one second of play, but at Normal
+    # speed 10 ms of simulated time. Called "last second", it read as the last simulated second, and
+    # at t = 1 s it disagreed with "since the change" over that very second.
+    def legend_names(plot: str) -> list[str]:
+        return [label.text for _sample, label in graphs.plots[plot].legend.items]
+
+    for sample_ns, name in ((1_000_000, "last 10 ms"), (100_000_000, "last 1 s")):
+        graphs.reset()
+        sim = Simulation(load_scenario("cfs-yield-2007"), sample_ns=sample_ns)
+        graphs.render(sim.advance(30 * sample_ns))
+        graphs.flush()
+        assert name in legend_names("bandwidth"), legend_names("bandwidth")
+    x, _y = graphs.bandwidth_mean.getData()
+    assert wf.MEAN_SAMPLES * sample_ns == 1_000_000_000 and len(x) > 0
+    graphs.reset()
+    qdisc_run = Simulation(load_scenario("qdisc-fairness-2011"), sample_ns=1_000_000)
+    graphs.render(qdisc_run.advance(20_000_000))
+    graphs.flush()
+    assert "last 10 ms" in legend_names("fairness"), legend_names("fairness")

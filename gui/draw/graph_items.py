@@ -188,6 +188,13 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
         self.items[-1][1].setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # packed left
         keep_picture(self.items[-1][1].item)
 
+    def rename(self, item: object, name: str) -> None:
+        """Call ``item``'s entry ``name`` (its row stays where it is)."""
+        for sample, label in self.items:
+            if sample.item is item and label.text != name:
+                label.setText(name, size=self.opts["labelTextSize"], color=self.opts["labelTextColor"])
+                self.updateSize()
+
     def fit_columns(self, width: float) -> None:
         """As many entries a row as ``width`` holds without cutting one (at most ``most_columns``)."""
         if not self.items:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from gui.draw.formats import format_duration
 from gui.draw.series import NS_PER_S, moving_block, window_block
 from model.metrics import bandwidth_mbps, interval_figures, jain_rows, share
 from model.snapshot import SeriesLayout, Snapshot
@@ -65,6 +66,12 @@ class WindowRows:
         dt_ns = np.maximum(delta[:, 0], 1).astype(np.float64)
         mdt = np.maximum(moving[:, 0], 1).astype(np.float64)
         return cls(edges, delta, dt_ns, ends, moving, mdt)
+
+    def mean_label(self) -> str:
+        """What the bold line's legend calls it: the simulated span of its mean, ``MEAN_SAMPLES`` of
+        the current intervals ("last 10 ms" at Normal speed, "last 1 s" at Fast). It is one second of
+        play, but a class reads a graph's legend in simulated time, like its axis."""
+        return f"last {format_duration(MEAN_SAMPLES * float(self.dt_ns[-1]))}"
 
     def raw_worth_drawing(self) -> bool:
         # Each interval on its own is worth drawing only where intervals are long enough to mean

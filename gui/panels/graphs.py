@@ -3,7 +3,8 @@
 Every time graph reads the cumulative counters of ``Snapshot.series`` inside a sliding window whose
 width follows the playback speed (``set_window_ns``; the playback retunes the sampling so that a point
 arrives every 0.1 s of wall time at any speed). Each graph draws the mean over the last
-``MEAN_SAMPLES`` intervals (one second of play) as its bold line; bandwidth and fairness also draw each
+``MEAN_SAMPLES`` intervals (one second of play; its legend names the simulated span, "last 10 ms") as
+its bold line; bandwidth and fairness also draw each
 interval as thin steps, and a dashed line at the mean since the last live change (from the snapshot's
 anchor row), the number the headline panel prints; the numbers come from ``gui.draw.window_figures``.
 Every graph marks the moments a live setting was toggled. Plot items are created once per run shape
@@ -98,12 +99,12 @@ class GraphsPanel(SnapshotPanel):
         set_y_top(self.plots["threads"], 100.0, [(float(v), str(v)) for v in range(0, 101, 25)])
         set_y_top(self.plots["fairness"], 1.0, [(v, f"{v:.2f}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)])
         self.bandwidth_curve = self._curve("bandwidth", "each interval", palette.SKY_BLUE, 0, 1)
-        self.bandwidth_mean = self._curve("bandwidth", "last second", palette.BLUE, 0, 3, steps=False)
+        self.bandwidth_mean = self._curve("bandwidth", "recent mean", palette.BLUE, 0, 3, steps=False)
         self.bandwidth_since = self._curve("bandwidth", "since the change", palette.VERMILLION, 1, 2)
         self.fairness_curves = (
             self._curve("fairness", "each interval", palette.SKY_BLUE, 0, 1),
             self._curve("fairness", "since the change", palette.VERMILLION, 1, 2),
-            self._curve("fairness", "last second", palette.BLUE, 0, 3, steps=False),
+            self._curve("fairness", "recent mean", palette.BLUE, 0, 3, steps=False),
         )
         self._fair_floor = pg.InfiniteLine(
             angle=0,
@@ -254,6 +255,9 @@ class GraphsPanel(SnapshotPanel):
         lay = snapshot.series_layout
         rows = WindowRows.of(series, self.window_ns)
         self._show_raw(rows.raw_worth_drawing())
+        mean_label = rows.mean_label()
+        for plot, curve in (("bandwidth", self.bandwidth_mean), ("fairness", self.fairness_curves[2])):
+            self.plots[plot].legend.rename(curve, mean_label)
         since_x, since_mbps, since_jain = since_change(snapshot)
         if "bandwidth" in names:
             self.bandwidth_curve.setData(rows.edges, rows.each_mbps(lay.acked_bytes))
