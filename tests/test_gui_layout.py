@@ -20,12 +20,13 @@ from typing import Any
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtGui import QFontMetrics, QImage, QPainter
+from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 from gui.draw import palette, text_log, theme
 from gui.draw.graph_items import make_plot, set_y_top, thin_ticks
 from gui.layout_check import build, problems
+from gui.panels import headline
 from gui.panels.headline import HeadlinePanel, Tile
 from model.scenario import builtin_names
 
@@ -163,7 +164,7 @@ def test_the_headline_holds_eight_cpus_on_one_row_that_holds_still(shown) -> Non
 
     def tiles(shares: list[int]) -> list[Tile]:
         per_cpu = [Tile(f"cpu{i}", f"{s}%", palette.cpu_color(i)) for i, s in enumerate(shares)]
-        return [Tile("fairness (Jain)", "0.95"), *per_cpu, Tile("bandwidth", "8578.5 Mbit/s")]
+        return [Tile("fairness (Jain)", "0.95"), *per_cpu, Tile("bandwidth", "8578 Mbit/s")]
 
     def rows() -> list[float]:
         image = QImage(panel.size(), QImage.Format.Format_ARGB32)
@@ -248,3 +249,35 @@ def test_large_text_on_a_laptop_folds_the_lanes_legend_to_give_the_graphs_room(s
     roomy = build("cfs-yield-2007", (1920, 1080), "large", 5, AT_S, str(tmp_path), play_s=0.5)
     shown.append(roomy)
     assert not roomy.cpu_lanes.legend_folded
+
+
+def test_a_headline_short_of_room_takes_short_labels_before_a_second_row(shown) -> None:
+    # Large text at 1280x720 with six CPUs: the 2011 tiles took two rows, and the stage scrolled.
+    theme.set_theme(theme.make_theme("large", 1.0))
+    panel = HeadlinePanel()
+    shares = [25, 10, 10, 22, 18, 16]
+    per_cpu = [Tile(f"cpu{i}", f"{s}%", palette.cpu_color(i)) for i, s in enumerate(shares)]
+    fairness = Tile("fairness (Jain)", "0.90", short="Jain")
+    panel.tiles, panel.caption = [fairness, *per_cpu, Tile("bandwidth", "8562 Mbit/s")], "mean"
+
+    def labels_drawn() -> list[str]:
+        image = QImage(panel.size(), QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            panel.render(image)
+        return [d.text for d in drawn]
+
+    smallest = QFont()
+    smallest.setPointSizeF(headline.MIN_NUMBER_PT)
+    smallest.setBold(True)
+    inset = headline.TIGHT_INSET
+    widths = [panel._tile_width(t, smallest, inset) for t in panel.tiles]
+    short_widths = [panel._tile_width(t, smallest, inset, short=True) for t in panel.tiles]
+    # Wide enough for the short labels on one row at the smallest numbers, not for the long ones.
+    room = (sum(short_widths) + sum(widths)) / 2 + headline.TIGHT_GAP * (len(widths) + 1)
+    panel.resize(round(room * theme.current().font_factor), 100)
+    panel.resizeEvent(None)
+    assert len(panel._rows(panel.lw()).rows) == 1 and panel._rows(panel.lw()).short
+    assert "Jain" in labels_drawn() and "fairness (Jain)" not in labels_drawn()
+    panel.resize(round(2 * room * theme.current().font_factor), 100)
+    panel.resizeEvent(None)
+    assert "fairness (Jain)" in labels_drawn(), "with room, the full label"

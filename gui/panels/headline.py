@@ -45,6 +45,7 @@ class Tile:
     color: QColor | None = None  # a swatch (a task's or CPU's colour) before the label
     pattern: Qt.BrushStyle = Qt.BrushStyle.SolidPattern
     tip: str = ""
+    short: str = ""  # a shorter label, for a row that does not hold the tiles otherwise
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,7 @@ class Flow:
     widths: list[float]
     big: QFont  # the big numbers' font
     gap: float  # between tiles, and before the first
+    short: bool = False  # the tiles show their short labels
 
 
 def number_room(number: str) -> str:
@@ -73,7 +75,12 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
     out: list[Tile] = []
     if figures.fairness_jain is not None:
         out.append(
-            Tile("fairness (Jain)", f"{figures.fairness_jain:.2f}", tip="1 = every CPU dequeued as much")
+            Tile(
+                "fairness (Jain)",
+                f"{figures.fairness_jain:.2f}",
+                tip="1 = every CPU dequeued as much",
+                short="Jain",
+            )
         )
         total = sum(figures.dequeued) or 1
         for cpu, count in enumerate(figures.dequeued):
@@ -88,7 +95,8 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
             )
     traffic = snapshot.qdisc is not None or bool(snapshot.settings.get("iperf.enabled"))
     if traffic:
-        out.append(Tile("bandwidth", f"{figures.bandwidth_mbps:.1f} Mbit/s"))
+        mbps = figures.bandwidth_mbps  # four figures: 63.3 against 95.0 matters, 9076.6 against 9076 not
+        out.append(Tile("bandwidth", f"{mbps:.1f} Mbit/s" if mbps < 999.95 else f"{mbps:.0f} Mbit/s"))
     if figures.fairness_jain is None:
         seen: dict[str, tuple[float, int]] = {}
         for task, task_share in zip(snapshot.tasks, figures.task_share, strict=True):
@@ -247,13 +255,14 @@ class HeadlinePanel(SnapshotPanel):
             widths = [self._tile_width(t, big) for t in self.tiles]
             if sum(widths) + PAD * (len(widths) + 1) <= width:
                 return self._flow(widths, big, PAD, width)
-        tight = [self._tile_width(t, big, TIGHT_INSET) for t in self.tiles]
-        if sum(tight) + TIGHT_GAP * (len(tight) + 1) <= width:
-            return self._flow(tight, big, TIGHT_GAP, width)
+        for short in (False, True):  # closer together, then with their short labels
+            tight = [self._tile_width(t, big, TIGHT_INSET, short) for t in self.tiles]
+            if sum(tight) + TIGHT_GAP * (len(tight) + 1) <= width:
+                return self._flow(tight, big, TIGHT_GAP, width, short)
         return self._flow(widths, big, PAD, width)  # more than one row
 
     @staticmethod
-    def _flow(widths: list[float], big: QFont, gap: float, width: float) -> Flow:
+    def _flow(widths: list[float], big: QFont, gap: float, width: float, short: bool = False) -> Flow:
         rows: list[list[int]] = []
         x = gap
         for i, w in enumerate(widths):
@@ -262,11 +271,12 @@ class HeadlinePanel(SnapshotPanel):
                 x = gap
             rows[-1].append(i)
             x += w + gap
-        return Flow(rows, widths, big, gap)
+        return Flow(rows, widths, big, gap, short)
 
-    def _tile_width(self, tile: Tile, big: QFont, inset: float = INSET) -> float:
+    def _tile_width(self, tile: Tile, big: QFont, inset: float = INSET, short: bool = False) -> float:
         swatch = 18.0 if tile.color is not None else 0.0
-        label_w = font_metrics(self._label_font).horizontalAdvance(tile.label) + swatch
+        label = tile.short if short and tile.short else tile.label
+        label_w = font_metrics(self._label_font).horizontalAdvance(label) + swatch
         return max(label_w, font_metrics(big).horizontalAdvance(number_room(tile.number))) + inset
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -282,7 +292,7 @@ class HeadlinePanel(SnapshotPanel):
             x = flow.gap
             for i in row:
                 box = QRectF(x, y, flow.widths[i], tile_h)
-                self._paint_tile(p, self.tiles[i], box, big, label_h, big_h)
+                self._paint_tile(p, self.tiles[i], box, big, label_h, big_h, flow.short)
                 x += flow.widths[i] + flow.gap
             y += tile_h + PAD / 2
         p.setFont(self._caption_font)
@@ -300,7 +310,7 @@ class HeadlinePanel(SnapshotPanel):
         p.end()
 
     def _paint_tile(
-        self, p: QPainter, tile: Tile, box: QRectF, big: QFont, label_h: float, big_h: float
+        self, p: QPainter, tile: Tile, box: QRectF, big: QFont, label_h: float, big_h: float, short: bool
     ) -> None:
         p.setPen(QPen(palette.GREY, theme.stroke(1)))
         p.setBrush(Qt.BrushStyle.NoBrush)
@@ -316,7 +326,9 @@ class HeadlinePanel(SnapshotPanel):
         p.setPen(palette.TEXT)
         p.setFont(self._label_font)
         p.drawText(
-            QRectF(lx, box.top() + 2, box.right() - lx, label_h), Qt.AlignmentFlag.AlignLeft, tile.label
+            QRectF(lx, box.top() + 2, box.right() - lx, label_h),
+            Qt.AlignmentFlag.AlignLeft,
+            tile.short if short and tile.short else tile.label,
         )
         p.setFont(big)
         number = QRectF(box.left() + 6, box.top() + label_h + 3, box.width() - 8, big_h)
