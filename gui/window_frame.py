@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from gui.draw import theme
@@ -66,6 +66,7 @@ class WindowFrame:
         self.body = QSplitter(Qt.Orientation.Horizontal)
         self.body.setChildrenCollapsible(False)
         self._wide: bool | None = None
+        self._switch_pending = False  # a change of columns waits for the event loop (``arrange``)
         self.plan: Plan | None = None  # the one applied last; None lays out again whatever the next is
         self.central = central = QWidget()
         outer = QVBoxLayout(central)
@@ -94,8 +95,12 @@ class WindowFrame:
             self.side.addTab(self.settings_scroll, SETTINGS_TAB)
         self.body.setStretchFactor(self.body.indexOf(self.stage_scroll), 1)
 
-    def arrange(self) -> None:
-        """Lay the window out for the space it has now (``plan_layout``)."""
+    def arrange(self, columns_now: bool = False) -> None:
+        """Lay the window out for the space it has now (``plan_layout``). A change between three
+        columns and two waits for the event loop unless ``columns_now`` (the window's first show): it
+        moves the settings between the body and the side tabs, and moved while Qt was laying a shown
+        window out (a resize, or a panel asking for more height during one) they left the body's
+        splitter a null child, and the next layout crashed."""
         size = self.body.size()
         if size.width() <= 0 or size.height() <= 0:
             return
@@ -114,6 +119,11 @@ class WindowFrame:
         )
         if plan == self.plan:
             return
+        if plan.wide != self._wide and not columns_now:
+            if not self._switch_pending:  # once, and never after the window is gone
+                self._switch_pending = True
+                QTimer.singleShot(0, self.body, self._switch_columns)
+            return
         self.plan = plan
         lanes.fold_legend(not plan.lanes_legend)
         lanes.setMinimumHeight(lanes.needed_height())  # the splitter never hides a CPU's lane
@@ -124,6 +134,11 @@ class WindowFrame:
         )
         self.stage.setSizes([plan.lanes_h, headline, max(size.height() - plan.lanes_h - headline, 1)])
         self.lower_split.setSizes(list(plan.lower))
+
+    def _switch_columns(self) -> None:
+        self._switch_pending = False
+        self.plan = None
+        self.arrange(columns_now=True)
 
     def rearrange(self) -> None:
         """Lay the window out again even if the space is the same: what the panels need has changed."""

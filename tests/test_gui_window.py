@@ -656,3 +656,26 @@ def test_a_run_that_cannot_be_parked_says_why_going_back_is_slow(window: MainWin
     window.playback.seek(window.playback.simulation.now_ns // 2)
     message = window.statusBar().currentMessage()
     assert "replays this run from its start" in message and "lambda" in message, message
+
+
+@pytest.mark.parametrize("story", ["cfs-yield-2007", "qdisc-fairness-2011"])
+def test_a_wide_window_made_narrow_and_wide_again_moves_its_settings(make_window, qtbot, story) -> None:
+    # From 1920x1080 to 1280x720 the settings move from their own column to a tab beside the lesson.
+    # Moved inside the resize event, they left the body's splitter a null child: the 2007 story's
+    # window crashed in its next layout (a segfault in qSmartMinSize).
+    w = make_window(story)
+    w.resize(1920, 1080)
+    w.show()
+    qtbot.waitExposed(w)
+    w.playback.play()
+    frames(w, 3)
+    settings = w.frame.settings_scroll
+    for size, wide in (((1280, 720), False), ((1920, 1080), True), ((1280, 720), False)):
+        w.resize(*size)
+        qtbot.wait(20)  # the column change waits for the event loop
+        assert w.frame.plan is not None and w.frame.plan.wide is wide
+        assert (w.frame.side.indexOf(settings) < 0) is wide
+        assert (w.frame.body.indexOf(settings) >= 0) is wide
+        assert all(w.frame.body.widget(i) is not None for i in range(w.frame.body.count()))
+        frames(w, 2)
+        w.grab()
