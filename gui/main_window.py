@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
         self.panels["Graphs"] = graphs
         if slot.snapshot is not None:
             graphs.render(slot.snapshot)
-        self._place_highlight()
+        self.place_highlight()
 
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
         super().paintEvent(event)
@@ -235,9 +235,10 @@ class MainWindow(QMainWindow):
     def show_highlight(self, targets: tuple[str, ...]) -> None:
         """Frame the parts of the window a lesson step points at (a panel, a graph, a setting)."""
         self._highlights = targets
-        self._place_highlight()
+        self.place_highlight()
 
-    def _place_highlight(self) -> None:
+    def place_highlight(self) -> None:
+        """Frame the lesson's targets where they are now (after a resize or a change of columns)."""
         central = self.centralWidget()
         if central is None:
             return
@@ -303,7 +304,7 @@ class MainWindow(QMainWindow):
             if layout is not None:
                 layout.activate()
             self.frame.arrange()
-            self._place_highlight()
+            self.place_highlight()
 
     def _on_restarted(self, scenario: Scenario) -> None:
         for panel in self.panels.values():

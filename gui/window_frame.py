@@ -69,7 +69,7 @@ class WindowFrame:
         self._switch_pending = False  # a change of columns waits for the event loop (``arrange``)
         self.plan: Plan | None = None  # the one applied last; None lays out again whatever the next is
         self.central = central = QWidget()
-        outer = QVBoxLayout(central)
+        self._outer = outer = QVBoxLayout(central)
         outer.setContentsMargins(4, 2, 4, 0)
         outer.setSpacing(2)
         outer.addWidget(window.time_controls)
@@ -139,6 +139,8 @@ class WindowFrame:
         self._switch_pending = False
         self.plan = None
         self.arrange(columns_now=True)
+        self._outer.activate()  # the panels' new places now, for the lesson's highlights
+        self.window.place_highlight()
 
     def rearrange(self) -> None:
         """Lay the window out again even if the space is the same: what the panels need has changed."""

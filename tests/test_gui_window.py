@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from fakes import TWO_CPUS
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QRectF, QSettings, Qt
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
@@ -679,3 +679,23 @@ def test_a_wide_window_made_narrow_and_wide_again_moves_its_settings(make_window
         assert all(w.frame.body.widget(i) is not None for i in range(w.frame.body.count()))
         frames(w, 2)
         w.grab()
+
+
+def test_a_lesson_highlight_follows_the_settings_to_their_tab(make_window, qtbot) -> None:
+    # The change of columns waits for the event loop: the highlight is placed again after it, so a
+    # framed setting is framed on its tab (the tab's name) and not where its column used to be.
+    w = make_window()
+    w.resize(1920, 1080)
+    w.show()
+    qtbot.waitExposed(w)
+    w.show_highlight(("setting:sched.compat_yield",))
+    (wide,) = w.highlight.rects
+    w.resize(1280, 720)
+    qtbot.wait(20)
+    assert w.frame.plan is not None and not w.frame.plan.wide
+    (narrow,) = w.highlight.rects
+    side = w.frame.side
+    tab = side.tabBar().tabRect(side.indexOf(w.frame.settings_scroll))
+    top_left = side.tabBar().mapTo(w.centralWidget(), tab.topLeft())
+    assert narrow == QRectF(tab).translated(top_left.x() - tab.x(), top_left.y() - tab.y()), narrow
+    assert narrow != wide
