@@ -293,8 +293,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._shown_once:  # splitter sizes set before the first layout do not stick
             self._shown_once = True
-            self.frame.plan = None
-            self.frame.arrange(columns_now=True)  # the first frame in the right columns
+            self.frame.rearrange(columns_now=True)  # the first frame in the right columns
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)

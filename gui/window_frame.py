@@ -137,15 +137,14 @@ class WindowFrame:
 
     def _switch_columns(self) -> None:
         self._switch_pending = False
-        self.plan = None
-        self.arrange(columns_now=True)
+        self.rearrange(columns_now=True)
         self._outer.activate()  # the panels' new places now, for the lesson's highlights
         self.window.place_highlight()
 
-    def rearrange(self) -> None:
+    def rearrange(self, columns_now: bool = False) -> None:
         """Lay the window out again even if the space is the same: what the panels need has changed."""
         self.plan = None
-        self.arrange()
+        self.arrange(columns_now)
 
     def show_qdisc_tab(self, shown: bool) -> None:
         self.qdisc_shown = shown

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QStyle, QStyleOptionGroupBox
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 from gui.draw import theme
@@ -82,15 +81,7 @@ def test_a_settings_group_draws_its_rim_and_title_in_opaque_colours(qtbot) -> No
     box.resize(240, 160)
     image = box.grab().toImage()
     background = box.palette().color(QPalette.ColorRole.Window)
-    option = QStyleOptionGroupBox()
-    box.initStyleOption(option)
-    style = box.style()
-    frame = style.subControlRect(
-        QStyle.ComplexControl.CC_GroupBox, option, QStyle.SubControl.SC_GroupBoxFrame, box
-    )
-    label = style.subControlRect(
-        QStyle.ComplexControl.CC_GroupBox, option, QStyle.SubControl.SC_GroupBoxLabel, box
-    )
+    frame, label = box.frame_and_label()
     mid_y = frame.center().y()
     assert QColor(image.pixel(frame.left(), mid_y)).name() == background.darker(RIM_DARKER).name()
     assert QColor(image.pixel(frame.center().x(), mid_y)).name() == background.darker(FILL_DARKER).name()

@@ -4,9 +4,9 @@ Every time graph reads the cumulative counters of ``Snapshot.series`` inside a s
 width follows the playback speed (``set_window_ns``; the playback retunes the sampling so that a point
 arrives every 0.1 s of wall time at any speed). Each graph draws the mean over the last
 ``MEAN_SAMPLES`` intervals (one second of play; its legend names the simulated span, "last 10 ms") as
-its bold line; bandwidth and fairness also draw each
-interval as thin steps, and a dashed line at the mean since the last live change (from the snapshot's
-anchor row), the number the headline panel prints; the numbers come from ``gui.draw.window_figures``.
+its bold line; bandwidth and fairness also draw each interval as thin steps, and a dashed line at
+the mean since the last live change (from the snapshot's anchor row), the number the headline panel
+prints; the numbers come from ``gui.draw.window_figures``.
 Every graph marks the moments a live setting was toggled. Plot items are created once per run shape
 (columns, CPUs) and updated with ``setData``; y axes only grow, to round numbers, until ``reset()``.
 This panel owns the plot items and decides when each graph is drawn (a new sample one graph a frame in

@@ -47,6 +47,9 @@ class Tile:
     tip: str = ""
     short: str = ""  # a shorter label, for a row that does not hold the tiles otherwise
 
+    def label_for(self, short: bool) -> str:
+        return self.short if short and self.short else self.label
+
 
 @dataclass(frozen=True, slots=True)
 class Flow:
@@ -275,8 +278,7 @@ class HeadlinePanel(SnapshotPanel):
 
     def _tile_width(self, tile: Tile, big: QFont, inset: float = INSET, short: bool = False) -> float:
         swatch = 18.0 if tile.color is not None else 0.0
-        label = tile.short if short and tile.short else tile.label
-        label_w = font_metrics(self._label_font).horizontalAdvance(label) + swatch
+        label_w = font_metrics(self._label_font).horizontalAdvance(tile.label_for(short)) + swatch
         return max(label_w, font_metrics(big).horizontalAdvance(number_room(tile.number))) + inset
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -328,7 +330,7 @@ class HeadlinePanel(SnapshotPanel):
         p.drawText(
             QRectF(lx, box.top() + 2, box.right() - lx, label_h),
             Qt.AlignmentFlag.AlignLeft,
-            tile.short if short and tile.short else tile.label,
+            tile.label_for(short),
         )
         p.setFont(big)
         number = QRectF(box.left() + 6, box.top() + label_h + 3, box.width() - 8, big_h)

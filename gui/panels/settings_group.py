@@ -9,7 +9,7 @@ same rounded frame and title with two painter calls, in opaque colours.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QGroupBox, QStyle, QStyleOptionGroupBox
 
@@ -21,16 +21,16 @@ CORNER_PX = 2.0
 
 
 class SettingsGroup(QGroupBox):
-    def paintEvent(self, event: QPaintEvent) -> None:
+    def frame_and_label(self) -> tuple[QRect, QRect]:
+        """Where the style puts the frame and the title (its margins, as a QGroupBox has them)."""
         option = QStyleOptionGroupBox()
         self.initStyleOption(option)
-        style = self.style()
-        frame = style.subControlRect(
-            QStyle.ComplexControl.CC_GroupBox, option, QStyle.SubControl.SC_GroupBoxFrame, self
-        )
-        label = style.subControlRect(
-            QStyle.ComplexControl.CC_GroupBox, option, QStyle.SubControl.SC_GroupBoxLabel, self
-        )
+        style, box = self.style(), QStyle.ComplexControl.CC_GroupBox
+        frame = style.subControlRect(box, option, QStyle.SubControl.SC_GroupBoxFrame, self)
+        return frame, style.subControlRect(box, option, QStyle.SubControl.SC_GroupBoxLabel, self)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        frame, label = self.frame_and_label()
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         background = self.palette().color(QPalette.ColorRole.Window)
