@@ -20,7 +20,7 @@ from PySide6.QtGui import QCloseEvent, QColor, QFont, QPaintEvent, QPalette, QRe
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from gui import keys  # pyside_fix: before any signal is emitted
-from gui.draw import theme
+from gui.draw import palette, theme
 from gui.draw.series import window_ns_for
 from gui.file_dialogs import SCENARIO_FILTER, chosen_path, error_box, file_dialog
 from gui.lesson_driver import LessonDriver
@@ -201,6 +201,9 @@ class MainWindow(QMainWindow):
             self.frame.show_qdisc_tab(shape[1])
             self.cpu_lanes.render(snap)  # its lane count decides the stage's split
             self.frame.rearrange()
+        before = self._last_snapshot
+        if before is None or len(before.tasks) != len(snap.tasks):  # a new run, or a task forked
+            palette.colour_tasks((t.tid, t.role) for t in snap.tasks)
         last, self._last_snapshot = self._last_snapshot, snap
         if last is None or snap.settings is not last.settings:  # settings flow down, when they change
             self._show_settings(snap)
@@ -237,22 +240,29 @@ class MainWindow(QMainWindow):
         self._highlights = targets
         self.place_highlight()
 
-    def place_highlight(self) -> None:
-        """Frame the lesson's targets where they are now (after a resize or a change of columns)."""
+    def place_highlight(self, bring_forward: bool = True) -> None:
+        """Frame the lesson's targets where they are now (after a resize, a change of columns, or a
+        framed part that moved); ``bring_forward`` first puts a framed panel's tab or graph in front
+        (not when the frames only follow: the class may have chosen another tab since)."""
         central = self.centralWidget()
         if central is None:
             return
         rects = []
+        framed: list[QWidget] = []
         for target in getattr(self, "_highlights", ()):
-            widget, sub = self._highlight_target(target)
-            if widget is None or not widget.isVisible():
+            widget, sub = self._highlight_target(target, bring_forward)
+            if widget is None:
+                continue
+            framed.append(widget)  # watched while hidden too: it may come back on its tab
+            if not widget.isVisible():
                 continue
             top_left = widget.mapTo(central, QPoint(0, 0))
             rect = QRectF(widget.rect()) if sub is None else sub
             rects.append(rect.translated(top_left.x(), top_left.y()))
         self.highlight.show_rects(rects)
+        self.highlight.follow(framed, lambda: self.place_highlight(bring_forward=False))
 
-    def _highlight_target(self, target: str) -> tuple[QWidget | None, QRectF | None]:
+    def _highlight_target(self, target: str, bring_forward: bool) -> tuple[QWidget | None, QRectF | None]:
         kind, _, name = target.partition(":")
         panels: dict[str, QWidget] = {
             "lanes": self.cpu_lanes,
@@ -261,14 +271,15 @@ class MainWindow(QMainWindow):
             "graphs": cast(QWidget, self.panels["Graphs"]),
             "headline": self.headline,
         }
-        if kind in ("runqueue", "qdisc"):
+        if kind in ("runqueue", "qdisc") and bring_forward:
             self.frame.middle.setCurrentWidget(panels[kind])
         if kind in panels:
             return panels[kind], None
         if kind == "graph" and self._graphs is None:  # framed once the graphs are built
             return None, None
         if kind == "graph":
-            self.graphs.bring_forward(name)
+            if bring_forward:
+                self.graphs.bring_forward(name)
             return self.graphs, self.graphs.plot_rect(name)
         if kind == "setting":
             box = self.controls.box_of(name)

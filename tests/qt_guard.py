@@ -3,7 +3,8 @@
 Import both names into a test module (``from qt_guard import leak_guard, temp_settings``) and they
 apply to every test in it. The leak guard closes whatever a test left open, flushes deferred deletes,
 and then fails the test on top-level widgets that survived or QTimers still running (it stops the
-timers; it leaves the widgets alone, as deleting objects PySide may still own can crash).
+timers; it leaves the widgets alone, as deleting objects PySide may still own can crash). It also
+starts each test with tasks coloured by tid alone, whatever run the last test's window numbered.
 
 One kind of leftover is not counted: pyqtgraph's context menus. A plot item creates
 parentless QMenus (and plain QWidget panes inside QWidgetActions) that Qt does not delete with the
@@ -21,6 +22,8 @@ import pytest
 import shiboken6
 from PySide6.QtCore import QEvent, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
+
+from gui.draw import palette
 
 
 def _running_timers() -> list[QTimer]:
@@ -70,6 +73,7 @@ def temp_settings(tmp_path: Path) -> Iterator[QSettings]:
 @pytest.fixture(autouse=True)
 def leak_guard(qapp: QApplication, request: pytest.FixtureRequest) -> Iterator[None]:
     _flush()
+    palette.colour_tasks(())
     before = set(map(_address, QApplication.topLevelWidgets()))
     yield
     # The test's fixture values (a window, say) are torn down by now, but pytest still holds them:

@@ -254,9 +254,9 @@ def test_cpu_roles_in_plain_words() -> None:
         ("spinning", "spinning #1"),
         ("dequeuer", "DEQUEUER"),
     ]
-    assert qg.exit_rule_text("time", 64) == "3.0-rc4: until need_resched or the next jiffy"
-    assert qg.exit_rule_text("quota", 64) == "3.1+: 64-packet quota (weight_p)"
-    assert qg.exit_rule_text("quota+jiffy", 64).startswith("jamal's patch: 64 packets")
+    assert qg.exit_rule_words("time", 64)[0] == "3.0-rc4: until need_resched or the next jiffy"
+    assert qg.exit_rule_words("quota", 64)[0] == "3.1+: 64-packet quota (weight_p)"
+    assert qg.exit_rule_words("quota+jiffy", 64)[0].startswith("jamal's patch: 64 packets")
     assert [qg.fmt_count(n) for n in (12, 43_105, 431_058, 21_853_354)] == [
         "12",
         "43.1 k",
@@ -588,3 +588,27 @@ def test_the_headline_gives_bandwidth_four_figures(qtbot) -> None:
         panel.show_snapshot(sim.advance(duration_ns))
         (bandwidth,) = [t.number for t in panel.tiles if t.label == "bandwidth"]
         assert re.fullmatch(pattern, bandwidth), (story, bandwidth)
+
+
+def test_a_label_too_long_for_its_box_takes_its_shorter_wording_before_an_ellipsis(qapp) -> None:
+    # A narrow CPU box said "holds busy…" and a narrow band "71.5 k dro…": each label now offers
+    # wordings longest first, and only the last one is ever cut.
+    from gui.draw.qdisc_style import fitted_words, qdisc_fonts
+
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    p = QPainter(image)
+    p.setFont(qdisc_fonts()["bold"])
+    fm = p.fontMetrics()
+    words = ("holds busylock", "busylock")
+    long_w, short_w = (fm.horizontalAdvance(w) for w in words)
+    assert fitted_words(p, words, long_w) == "holds busylock"
+    assert fitted_words(p, words, long_w - 1) == "busylock"
+    assert fitted_words(p, words, short_w) == "busylock"
+    cut = fitted_words(p, words, short_w - 1)
+    assert cut.endswith("…") and fm.horizontalAdvance(cut) <= short_w - 1
+    assert fitted_words(p, "holds busylock", long_w - 1).endswith("…")
+    p.end()
+    assert qg.ROLE_SHORT["holds busylock"] == "busylock"
+    assert [len(w) for w in qg.exit_rule_words("time", 64)] == sorted(
+        (len(w) for w in qg.exit_rule_words("time", 64)), reverse=True
+    )

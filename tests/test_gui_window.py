@@ -699,3 +699,74 @@ def test_a_lesson_highlight_follows_the_settings_to_their_tab(make_window, qtbot
     top_left = side.tabBar().mapTo(w.centralWidget(), tab.topLeft())
     assert narrow == QRectF(tab).translated(top_left.x() - tab.x(), top_left.y() - tab.y()), narrow
     assert narrow != wide
+
+
+def _framed_rect(w: MainWindow, widget: QWidget) -> QRectF:
+    top_left = widget.mapTo(w.centralWidget(), widget.rect().topLeft())
+    return QRectF(widget.rect()).translated(top_left.x(), top_left.y())
+
+
+def test_a_lesson_highlight_follows_its_panel_when_it_moves_inside_the_window(make_window, qtbot) -> None:
+    # The window is not resized: the teacher drags the splitter between the side column and the stage
+    # to the right, and the framed headline moves right with the stage.
+    w = make_window()
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(50)  # the first layout settles
+    w.show_highlight(("headline",))
+    (before,) = w.highlight.rects
+    assert before == _framed_rect(w, w.headline)
+    sizes = w.frame.body.sizes()
+    w.frame.body.setSizes([sizes[0] + 80, sizes[1] - 80])
+    qtbot.wait(20)
+    (after,) = w.highlight.rects
+    assert after == _framed_rect(w, w.headline)
+    assert after.x() > before.x() + 40, (before, after)
+
+
+def test_a_framed_panel_behind_a_tab_the_class_chose_stays_behind_it(make_window, qtbot) -> None:
+    # The step frames the qdisc; the teacher opens the run-queue tab: the tab stays open (the frames
+    # follow, they do not pull the qdisc back), the frame goes with the qdisc and comes back with it.
+    w = make_window("qdisc-fairness-2011")
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    qtbot.wait(50)
+    w.show_highlight(("qdisc",))
+    assert w.frame.middle.currentWidget() is w.qdisc
+    assert w.highlight.rects == [_framed_rect(w, w.qdisc)]
+    w.frame.middle.setCurrentWidget(w.runqueue)
+    qtbot.wait(20)
+    assert w.frame.middle.currentWidget() is w.runqueue
+    assert w.highlight.rects == []
+    w.frame.middle.setCurrentWidget(w.qdisc)
+    qtbot.wait(20)
+    assert w.highlight.rects == [_framed_rect(w, w.qdisc)]
+
+
+@pytest.mark.parametrize("cpus", [2, 4, 7])
+def test_each_sender_wears_the_colour_of_its_cpu(make_window, cpus) -> None:
+    # The qdisc panel, the headline's tiles and the dequeue graph colour each CPU (palette.cpu_color);
+    # the lanes and the run queues colour each task. sender.N runs alone on CPU N, so the two agree:
+    # cpu1's orange packets in the band are sender.1's orange lane, though ksoftirqd/0..N-1 came first.
+    from gui.draw import palette
+    from gui.draw.lane_brushes import code_brush
+
+    w = make_window("qdisc-fairness-2011")
+    w.controls.cpus_spin.setValue(cpus)
+    w.playback.play()
+    snap = frames(w, 2)
+    senders = [t for t in snap.tasks if t.role == "sender"]
+    assert [t.cpu for t in senders] == list(range(cpus))
+    assert all(t.tid < senders[0].tid for t in snap.tasks if t.role == "ksoftirqd")
+    for task in senders:
+        brush = code_brush(task.tid)
+        assert brush.color() == palette.cpu_color(task.cpu), task.name
+        assert brush.style() == Qt.BrushStyle.SolidPattern, task.name
+
+    def look(tid: int) -> tuple[str, Qt.BrushStyle]:
+        return code_brush(tid).color().name(), code_brush(tid).style()
+
+    kernel = {look(t.tid) for t in snap.tasks if t.role == "ksoftirqd"}
+    assert len(kernel) == cpus and not kernel & {look(t.tid) for t in senders}

@@ -1,6 +1,6 @@
 """How a segment code is filled wherever tasks are drawn (the CPU lanes, the run queues' chips): a task's
 colour and pattern by tid, or a CPU state's (idle, hardirq, softirq); white beneath the patterns.
-Brushes are made once per code, until the theme changes."""
+Brushes are made once per code and colour slot, until the theme changes."""
 
 from __future__ import annotations
 
@@ -13,19 +13,28 @@ from gui.draw import palette
 from gui.draw.lane_history import HARDIRQ, SOFTIRQ
 
 
-@functools.lru_cache(maxsize=256)
 def code_brush(code: int) -> QBrush:
-    """The brush of a segment code (a tid, or idle / hardirq / softirq), made once."""
+    """The brush of a segment code (a tid, or idle / hardirq / softirq)."""
+    return _brush(code, palette.task_slot(code) if code > 0 else code)
+
+
+@functools.lru_cache(maxsize=256)
+def _brush(code: int, slot: int) -> QBrush:
+    """Made once per code and colour slot (a new run may number its tasks' colours anew)."""
     if code > 0:
         return QBrush(palette.task_color(code), palette.task_pattern(code))
     state = {HARDIRQ: "hardirq", SOFTIRQ: "softirq"}.get(code, "idle")
     return QBrush(palette.STATE_COLORS[state], palette.STATE_PATTERNS[state])
 
 
-@functools.lru_cache(maxsize=256)
 def fill_style(code: int) -> tuple[bool, bool]:
     """(white first, then the brush) for a code: patterns go over white so they read on any background."""
-    style = code_brush(code).style()
+    return _fill_style(code, palette.task_slot(code) if code > 0 else code)
+
+
+@functools.lru_cache(maxsize=256)
+def _fill_style(code: int, slot: int) -> tuple[bool, bool]:
+    style = _brush(code, slot).style()
     return style != Qt.BrushStyle.SolidPattern, style != Qt.BrushStyle.NoBrush
 
 
@@ -40,5 +49,5 @@ def fill_code(p: QPainter, rect: QRectF, code: int) -> None:
 
 def forget_brushes() -> None:
     """The theme changed: make every code's brush anew from the palette in force."""
-    code_brush.cache_clear()
-    fill_style.cache_clear()
+    _brush.cache_clear()
+    _fill_style.cache_clear()

@@ -1,12 +1,15 @@
 """Colours and patterns: the Okabe–Ito colour-blind-safe palette, always backed by a pattern and a label.
 
-Tasks are coloured by tid (stable across frames and runs), CPU states and prio bands by name.
+Tasks are coloured in the order of their tids, the run's own tasks before the kernel's threads (stable
+across frames and runs), CPU states and prio bands by name.
 Projector-friendly: a white background and dark text, as PhET advises ("black is not a projected colour").
 The neutral colours (``BACKGROUND``, ``TEXT``, ``GREY``, ``LIGHT_GREY``) are shared objects that
 ``gui.draw.theme`` retints in place for the display mode; the Okabe–Ito colours never change.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -57,12 +60,33 @@ def text_on(color: QColor) -> QColor:
     return TEXT if lum > 140 else BACKGROUND
 
 
+# The kernel's own threads, coloured after the run's tasks (``colour_tasks``).
+KERNEL_ROLES = frozenset({"ksoftirqd"})
+_slots: dict[int, int] = {}  # tid -> the task's place in the colour sequence, for the run on show
+
+
+def colour_tasks(tasks: Iterable[tuple[int, str]]) -> None:
+    """Number the run's tasks, given as (tid, role), for their colours: the run's own tasks first in tid
+    order, then the kernel's threads. The model gives ksoftirqd/N the first tids (Linux made them at
+    boot, before any sender), but in the 2011 story sender.N runs alone on CPU N and must wear CPU N's
+    colour, the colour of its packets in the qdisc and of its tile (``TASK_COLORS`` and ``CPU_COLORS``
+    start alike). A tid the numbering has not seen (a task forked later) keeps its own place, tid - 1,
+    which no numbered task takes: tids are 1, 2, 3 … in the order tasks are made."""
+    ordered = sorted(tasks, key=lambda task: (task[1] in KERNEL_ROLES, task[0]))
+    _slots.clear()
+    _slots.update({tid: slot for slot, (tid, _role) in enumerate(ordered)})
+
+
+def task_slot(tid: int) -> int:
+    return _slots.get(tid, tid - 1)
+
+
 def task_color(tid: int) -> QColor:
-    return TASK_COLORS[(tid - 1) % len(TASK_COLORS)]
+    return TASK_COLORS[task_slot(tid) % len(TASK_COLORS)]
 
 
 def task_pattern(tid: int) -> Qt.BrushStyle:
-    return TASK_PATTERNS[((tid - 1) // len(TASK_COLORS)) % len(TASK_PATTERNS)]
+    return TASK_PATTERNS[(task_slot(tid) // len(TASK_COLORS)) % len(TASK_PATTERNS)]
 
 
 def cpu_color(cpu: int) -> QColor:

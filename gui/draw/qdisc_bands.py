@@ -76,7 +76,9 @@ def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
     if has_counts:
         drop_color = palette.VERMILLION.darker(130) if band.dropped else palette.TEXT
         below = QRectF(x, bar.bottom() + 1, w, COUNTS_H)
-        dropped = (f"{fmt_count(band.dropped)} dropped", "text", drop_color)
+        n = fmt_count(band.dropped)
+        tight = n.replace(" ", "")  # "71.5k": words rather than "71.5 k dro…" in a narrow band
+        dropped = ((f"{n} dropped", f"{tight} dropped", f"{tight} drops"), "text", drop_color)
         draw_pair(p, fonts, below, dropped, (f"sent {fmt_count(band.sent)}", "text", palette.TEXT))
 
 

@@ -24,12 +24,20 @@ def fmt_count(n: int) -> str:
     return f"{n / 1e6:.1f} M"
 
 
-def exit_rule_text(rule: str, weight_p: int) -> str:
+def exit_rule_words(rule: str, weight_p: int) -> tuple[str, ...]:
+    """The exit rule in force, in wordings from the longest to the shortest (a narrow panel's header)."""
     if rule == "time":
-        return "3.0-rc4: until need_resched or the next jiffy"
+        return "3.0-rc4: until need_resched or the next jiffy", "3.0-rc4: need_resched or a jiffy"
     if rule == "quota+jiffy":
-        return f"jamal's patch: {weight_p} packets, need_resched or the next jiffy"
-    return f"3.1+: {weight_p}-packet quota (weight_p)"
+        return (
+            f"jamal's patch: {weight_p} packets, need_resched or the next jiffy",
+            f"jamal's patch: {weight_p} packets or a jiffy",
+        )
+    return f"3.1+: {weight_p}-packet quota (weight_p)", f"3.1+: {weight_p}-packet quota"
+
+
+# A role's words in a narrow CPU box, where the long ones would be cut ("holds busy…").
+ROLE_SHORT = {"holds busylock": "busylock", "enqueuing": "enqueues"}
 
 
 def cpu_role(q: QdiscView, cpu: int) -> tuple[str, str, str]:

@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QPainter, QPen, QPolygonF
 
 from gui.draw import palette
 from gui.draw.qdisc_geometry import Box, busylock_line
-from gui.draw.qdisc_style import GOLD, Fonts, draw_text
+from gui.draw.qdisc_style import GOLD, Fonts, Words, draw_text
 from model.snapshot import QdiscView
 
 TOKEN_R = 17.0  # the RUNNING token's radius
@@ -33,13 +33,11 @@ def draw_slot(p: QPainter, fonts: Fonts, slot: QRectF, q: QdiscView) -> None:
     p.setPen(palette.TEXT)
     p.setFont(fonts["text"])
     p.setFont(fonts["bold"])
-    draw_text(
-        p, QRectF(x, y + 2, w, 20), Qt.AlignmentFlag.AlignCenter, "RUNNING bit" if w > 110 else "RUNNING"
-    )
+    draw_text(p, QRectF(x, y + 2, w, 20), Qt.AlignmentFlag.AlignCenter, ("RUNNING bit", "RUNNING"))
     p.setFont(fonts["text"])
     if q.dequeuer_cpu >= 0:
-        held = f"held by cpu{q.dequeuer_cpu}" if w > 110 else f"cpu{q.dequeuer_cpu}"
-        draw_text(p, QRectF(x, y + 28, w, 24), Qt.AlignmentFlag.AlignCenter, held)
+        held = (f"held by cpu{q.dequeuer_cpu}", f"cpu{q.dequeuer_cpu}")
+        draw_text(p, QRectF(x, y + 28, w - 8, 24), Qt.AlignmentFlag.AlignCenter, held)
     else:  # the token parks on the right of this slot
         draw_text(p, QRectF(x + 8, y + 28, w, 24), Qt.AlignmentFlag.AlignVCenter, "free")
 
@@ -102,13 +100,15 @@ def draw_locks_row(p: QPainter, fonts: Fonts, locks: Box, q: QdiscView) -> None:
     holder = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "free"
     root = f"cpu{q.root_lock_owner}" if q.root_lock_owner >= 0 else "free"
     line = busylock_line(q)
-    busy = (f"cpu{q.busylock_owner}" if q.busylock_owner >= 0 else "free") + (
-        " ◂ " + " ◂ ".join(f"cpu{c}" for c in line) if line else ""
-    )
+    owner = f"cpu{q.busylock_owner}" if q.busylock_owner >= 0 else "free"
+    busy = (owner + "".join(f" ◂ cpu{c}" for c in line), f"{owner} ◂ +{len(line)}") if line else owner
     centre = Qt.AlignmentFlag.AlignCenter
-    for k, (title, words, dashed) in enumerate(
-        (("RUNNING bit", holder, True), ("root lock", root, False), ("busylock", busy, False))
-    ):
+    boxes: tuple[tuple[Words, Words, bool], ...] = (
+        (("RUNNING bit", "RUNNING"), holder, True),
+        ("root lock", root, False),
+        ("busylock", busy, False),
+    )
+    for k, (title, words, dashed) in enumerate(boxes):
         box = QRectF(x + k * (third + 8), y, third, h)
         p.setPen(QPen(palette.TEXT, 1.5, Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine))
         p.setBrush(Qt.BrushStyle.NoBrush if dashed else QBrush(palette.LIGHT_GREY))

@@ -1,6 +1,7 @@
 """The look the qdisc panel's painters share: its fonts, the dequeuer's gold, and the three ways it sets
-a line of text (elided into a box, two labels on one line, a label centred on a white patch so it stays
-legible on hatching). Each painter gets the fonts as a ``Fonts`` mapping by name.
+a line of text (in a box, the first of its wordings that fits or the last elided; two labels on one
+line; a label centred on a white patch so it stays legible on hatching). Each painter gets the fonts
+as a ``Fonts`` mapping by name.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from PySide6.QtGui import QColor, QFont, QPainter
 from gui.draw import palette
 
 Fonts = dict[str, QFont]  # "text", "bold", "title", "mono", "big"
-Label = tuple[str, str, QColor]  # words, font name, colour
+Words = str | tuple[str, ...]  # one wording, or several from the longest to the shortest
+Label = tuple[Words, str, QColor]  # words, font name, colour
 GOLD = QColor("#F0C419")
 
 
@@ -34,18 +36,29 @@ def _font(point_size: int, bold: bool = False, mono: bool = False) -> QFont:
     return font
 
 
-def draw_text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: str) -> None:
-    """Draw ``text`` in ``rect``, elided with "…" when it does not fit (small panels stay tidy)."""
-    fitted = p.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, int(rect.width()))
-    p.drawText(rect, flags, fitted)
+def fitted_words(p: QPainter, text: Words, width: float) -> str:
+    """The first wording of ``text`` that fits ``width`` in the painter's font in full, else the last
+    elided with "…" (small panels stay tidy: "holds busylock" becomes "busylock", not "holds busy…")."""
+    fm = p.fontMetrics()
+    options = (text,) if isinstance(text, str) else text
+    for option in options:
+        if fm.horizontalAdvance(option) <= width:
+            return option
+    return fm.elidedText(options[-1], Qt.TextElideMode.ElideRight, int(width))
+
+
+def draw_text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: Words) -> None:
+    """Draw ``text`` (one wording, or several longest first) in ``rect``: see ``fitted_words``."""
+    p.drawText(rect, flags, fitted_words(p, text, rect.width()))
 
 
 def draw_pair(p: QPainter, fonts: Fonts, rect: QRectF, left: Label, right: Label) -> None:
     """Two labels on one line: ``right`` in full at the right, ``left`` elided into what is left."""
     p.setFont(fonts[right[1]])
-    right_w = p.fontMetrics().horizontalAdvance(right[0])
+    right_words = fitted_words(p, right[0], rect.width())
+    right_w = p.fontMetrics().horizontalAdvance(right_words)
     p.setPen(right[2])
-    draw_text(p, rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right[0])
+    draw_text(p, rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right_words)
     p.setFont(fonts[left[1]])
     p.setPen(left[2])
     room = QRectF(rect.x(), rect.y(), max(rect.width() - right_w - 10, 0.0), rect.height())

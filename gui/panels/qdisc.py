@@ -25,12 +25,13 @@ from gui.draw.layer_cache import LayerCache
 from gui.draw.qdisc_bands import draw_band, draw_path, path_bounds
 from gui.draw.qdisc_device import device_lines, draw_device_frame, draw_tx_ring
 from gui.draw.qdisc_geometry import (
+    ROLE_SHORT,
     TOKEN_EASE,
     Box,
     QdiscLayout,
     cpu_role,
     ease_toward,
-    exit_rule_text,
+    exit_rule_words,
     fmt_count,
     qdisc_layout,
     token_target,
@@ -43,7 +44,7 @@ from gui.draw.qdisc_locks import (
     slot_rect,
     token_bounds,
 )
-from gui.draw.qdisc_style import GOLD, draw_text, qdisc_fonts
+from gui.draw.qdisc_style import GOLD, Words, draw_text, qdisc_fonts
 from gui.draw.qdisc_tips import describe_qdisc_at
 from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
@@ -58,6 +59,16 @@ EXIT_REASONS = (
     ("tx_busy", "device busy"),
 )
 COUNT_LINE = 2  # a CPU box's line of packets dequeued
+
+
+def _wordings(line: str, headline: str, count: str, i: int) -> Words:
+    """A CPU box's line, with the shorter wordings it may take in a narrow box."""
+    if line == headline and line in ROLE_SHORT:
+        return line, ROLE_SHORT[line]
+    if i == COUNT_LINE:
+        tight = count.replace(" ", "")
+        return line, f"{tight} dequeued", f"{tight} deq."
+    return line
 
 
 def _rect(box: Box) -> QRectF:
@@ -190,7 +201,8 @@ class QdiscPanel(HoverTipsPanel):
         """The exit rule in force on the right; the panel's title on the left when there is room."""
         rect = _rect(lay.header)
         vcenter = Qt.AlignmentFlag.AlignVCenter
-        rule = f"Exit rule: {exit_rule_text(q.exit_rule, q.weight_p)}"
+        words = exit_rule_words(q.exit_rule, q.weight_p)
+        rule = f"Exit rule: {words[0]}"
         title = f"Transmit path: {q.kind} qdisc"
         p.setPen(palette.TEXT)
         p.setFont(self._fonts["bold"])
@@ -202,7 +214,7 @@ class QdiscPanel(HoverTipsPanel):
         else:
             right = Qt.AlignmentFlag.AlignLeft
         p.setFont(self._fonts["bold"])
-        draw_text(p, rect, right | vcenter, rule)
+        draw_text(p, rect, right | vcenter, (rule, *words))
 
     def _draw_cpu(self, p: QPainter, box: Box, cpu: int, q: QdiscView, count: bool | None = None) -> None:
         """A sender CPU's box: its colour strip, its role in words and how many packets it dequeued.
@@ -220,7 +232,8 @@ class QdiscPanel(HoverTipsPanel):
             )
         strip, token = (14.0, 22.0) if rect.width() < 150 else (28.0, 38.0)
         text = rect.adjusted(strip, 0, -token, 0)
-        lines = [f"cpu{cpu} · {headline}", detail, f"{fmt_count(q.per_cpu_dequeued[cpu])} dequeued"]
+        count_words = fmt_count(q.per_cpu_dequeued[cpu])
+        lines = [f"cpu{cpu} · {headline}", detail, f"{count_words} dequeued"]
         bold = font_metrics(self._fonts["bold"])
         font_h = bold.height()
         if bold.horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
@@ -238,7 +251,7 @@ class QdiscPanel(HoverTipsPanel):
             spinning = role == "spinning" and headline_row
             p.setPen(palette.VERMILLION.darker(130) if spinning else palette.TEXT)
             row = QRectF(text.x(), y0 + i * line_h, text.width(), line_h)
-            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, line)
+            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, _wordings(line, headline, count_words, i))
 
     def _draw_locks(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom (or side
