@@ -495,3 +495,22 @@ def test_idle_runs_join_only_neighbours_with_nothing_to_run() -> None:
 
     busy = [True, False, False, True, False, True, False, False, False]
     assert idle_runs([view(i, b) for i, b in enumerate(busy)]) == [[0], [1, 2], [3], [4], [5], [6, 7, 8]]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("width", [1000, 470, 300])
+def test_a_task_box_stays_inside_its_panel_and_off_the_panels_words(rq_panel, policy, width) -> None:
+    # At 1366x768 the O(1) view's running "▶ iperf-reporter" box was wider than its row of the active
+    # array: it ran over the expired array's "prio 120"; EEVDF's box with its tag was pushed left over
+    # the words "eligible: vruntime left of the line". A box too wide for its room sheds its tags, then
+    # its detail, then cuts its name. (300 px is below the panel's least width.)
+    rq_panel.resize(width, 300)
+    sim = story(policy)
+    sim.advance(60_000_000)
+    for _ in range(40):
+        rq_panel.render(sim.advance(1_000_000))
+        panel = QRectF(rq_panel.rect())
+        for chip in rq_panel.scene.chips:
+            assert panel.contains(chip.rect), (chip.title, chip.rect)
+            for rect, words, *_ in rq_panel.scene.texts:
+                assert not rect.intersects(chip.rect), (chip.title, words, chip.rect, rect)

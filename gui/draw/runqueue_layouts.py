@@ -206,6 +206,7 @@ class SceneBuilder:
         """O(1): active | expired; a row per occupied prio; chips in FIFO order, the running one first."""
         sc, half = self.scene, (body.width() - 12) / 2
         rows, row_h = prio_rows(rq.entries), CHIP_H[compact] + 8
+        bold = font_metrics(self._fonts[BOLD])
         wide = half > 380
         captions = (
             ("active", "active array: runs first" if wide else "active array"),
@@ -216,14 +217,16 @@ class SceneBuilder:
             sc.boxes.append((box, palette.LIGHT_GREY))
             sc.text(QRectF(box.left() + 8, box.top() + 2, box.width() - 12, 22), caption, BOLD)
             y = box.top() + 28
+            label_w = max((bold.horizontalAdvance(f"prio {prio}") for prio in rows), default=0)
             for prio in rows:
                 if y + row_h > box.bottom() - 18:
                     sc.text(QRectF(box.left() + 8, y - 4, box.width(), 20), "… more prio levels", PLAIN)
                     break
-                sc.text(QRectF(box.left() + 8, y, 80, CHIP_H[compact]), f"prio {prio}", BOLD)
+                sc.text(QRectF(box.left() + 8, y, label_w + 4, CHIP_H[compact]), f"prio {prio}", BOLD)
                 members = [e for e in rq.entries if e.prio == prio and e.array == array]
                 members.sort(key=lambda e: not e.running)
-                self._o1_row(i, members, QRectF(box.left() + 94, y, box.width() - 98, 0), rq.tick_ns, compact)
+                row = QRectF(box.left() + label_w + 20, y, box.width() - label_w - 26, 0)
+                self._o1_row(i, members, row, rq.tick_ns, compact)
                 y += row_h
             if array == "expired" and wide:
                 sc.text(
@@ -245,6 +248,8 @@ class SceneBuilder:
                 chip.rect.setWidth(fm.horizontalAdvance(chip.title) + 18)
             if chip.footprint(fm).right() > r.right():  # the row's order still says it
                 chip.tags = []
+            if not n:  # the first chip alone may be too wide for its row: its name is cut
+                fit_chip(chip, fm, r.width())
             if chip.footprint(fm).right() > r.right() and n:  # no room: say how many wait here
                 self.scene.chips.pop()
                 self.scene.rects.pop((i, e.tid), None)
@@ -291,14 +296,15 @@ class SceneBuilder:
         for compact in (False, True):
             del self.scene.chips[mark:]
             placed: list[tuple[Chip, float, float]] = []
+            # Clear of the gutter's words on the left, inside the lane on the right.
+            lo = max(x0 - 6, lane.left())
             for e, start, end, detail, tags in items:
                 chip = self._chip(i, e, 0, 0, compact, detail, tags)
-                shorten_tags(chip, fm, lane.width())
+                fit_chip(chip, fm, lane.right() - lo)
                 xa, xb = key_to_x(start, rng, x0, w), key_to_x(end, rng, x0, w)
                 left = xa - chip.rect.width() / 2 if start == end else xa
                 room = chip.footprint(fm).width()
-                # Clear of the gutter's words on the left, inside the lane on the right.
-                chip.rect.moveLeft(max(min(max(left, x0 - 6), lane.right() - room), lane.left()))
+                chip.rect.moveLeft(max(min(max(left, lo), lane.right() - room), lo))
                 placed.append((chip, xa, xb))
             placed.sort(key=lambda p: p[0].rect.left())
             levels = stack_levels([(c.rect.left(), c.footprint(fm).right()) for c, _, _ in placed])
@@ -377,7 +383,7 @@ class SceneBuilder:
         for k, eligible in enumerate((True, False)):
             lane = QRectF(body.left(), body.top() + k * lane_h, body.width(), lane_h - 2)
             sc.boxes.append((lane, palette.LIGHT_GREY if k == 0 else palette.BACKGROUND))
-            sc.text(QRectF(lane.left() + 6, lane.top(), GUTTER_W - 10, lane.height()), words[k])
+            sc.text(QRectF(lane.left() + 6, lane.top(), GUTTER_W - 12, lane.height()), words[k])  # to x0 - 6
             self._timeline(i, lanes[eligible], lane, rng, x0, w)
         self._clock_line(rng, x0, w, body.top(), axis_y)
 
@@ -428,6 +434,20 @@ class SceneBuilder:
             QRectF(chip.rect.right() + 10, r.top(), fm.horizontalAdvance(words) + 4, r.height()), words
         )
         chip.tag_x = chip.rect.right() + 20 + fm.horizontalAdvance(words)
+
+
+def fit_chip(chip: Chip, fm: QFontMetrics, width: float) -> None:
+    """A chip and its tags in ``width``: shorter tags (``shorten_tags``), then none, then no detail
+    line, then the name cut with "…" (the tooltip still says it all)."""
+    shorten_tags(chip, fm, width)
+    if chip.footprint(fm).width() > width:
+        chip.tags = []
+    if chip.rect.width() > width and chip.detail:
+        chip.detail = ""
+        chip.rect.setWidth(fm.horizontalAdvance(chip.title) + 18)
+    if chip.rect.width() > width:
+        chip.title = fm.elidedText(chip.title, Qt.TextElideMode.ElideRight, max(int(width) - 18, 0))
+        chip.rect.setWidth(width)
 
 
 def shorten_tags(chip: Chip, fm: QFontMetrics, width: float) -> None:
