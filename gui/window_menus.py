@@ -8,13 +8,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu, QMenuBar, QMessageBox, QWidget
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence, QTextDocument
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QMainWindow,
+    QMenu,
+    QMenuBar,
+    QMessageBox,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gui.draw import theme
 from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.window_export import export_dialog
+
+SHEET_SCALES = (1.4, 1.25, 1.1, 1.0)  # the sheet's text against the window's: read across a classroom
 
 
 def build_menus(window: Any) -> tuple[QAction, dict[str, QAction]]:
@@ -133,17 +146,49 @@ def shortcut_rows(bar: QMenuBar) -> list[tuple[str, str, str]]:
 
 
 def show_shortcuts(window: QMainWindow) -> None:
-    box = QMessageBox(
-        QMessageBox.Icon.NoIcon,
-        "Shortcuts",
-        shortcut_sheet_html(shortcut_rows(window.menuBar())),
-        parent=window,
-    )
-    box.setTextFormat(Qt.TextFormat.RichText)
-    f = QFont(box.font())
-    f.setPointSize(14)
-    box.setFont(f)
-    box.exec()
+    shortcut_sheet(window).exec()
+
+
+def shortcut_sheet(window: QMainWindow, room: QSize | None = None) -> QDialog:
+    """The `?` sheet as a dialog that fits ``room`` (the window's screen, less a margin): the menus in
+    as many columns side by side as fit, in the largest text that lets all of it show at once; on a
+    screen too small for that, one column that scrolls."""
+    if room is None:
+        room = window.screen().availableGeometry().size() * 0.9
+    dialog = QDialog(window)
+    dialog.setWindowTitle("Shortcuts")
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok, dialog)
+    buttons.accepted.connect(dialog.accept)
+    chrome = QSize(48, buttons.sizeHint().height() + 48)  # margins, the text's frame, the OK row
+    html, font, size = _fitted_sheet(shortcut_rows(window.menuBar()), QFont(window.font()), room - chrome)
+    text = QTextBrowser(dialog)
+    text.setFrameShape(QFrame.Shape.NoFrame)
+    text.setFont(font)
+    text.document().setDefaultFont(font)
+    text.setHtml(html)
+    layout = QVBoxLayout(dialog)
+    layout.addWidget(text)
+    layout.addWidget(buttons)
+    dialog.resize((size + chrome).boundedTo(room))
+    return dialog
+
+
+def _fitted_sheet(rows: list[tuple[str, str, str]], base: QFont, room: QSize) -> tuple[str, QFont, QSize]:
+    """(html, font, size) of the sheet: the first of the scales and column counts whose text, wrapped
+    to ``room``'s width, fits its height; else one column at the window's own size (it scrolls)."""
+    doc = QTextDocument()
+    for scale in SHEET_SCALES:
+        font = QFont(base)
+        font.setPointSizeF(max(base.pointSizeF(), 1.0) * scale)
+        doc.setDefaultFont(font)
+        for columns in (3, 2, 1):
+            html = shortcut_sheet_html(rows, columns)
+            doc.setHtml(html)
+            doc.setTextWidth(-1)
+            doc.setTextWidth(min(doc.idealWidth(), room.width()))
+            if doc.size().height() <= room.height() and doc.idealWidth() <= room.width():
+                return html, font, doc.size().toSize()
+    return html, font, QSize(room.width(), room.height())
 
 
 def show_about(parent: QWidget) -> None:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from fakes import TWO_CPUS
-from PySide6.QtCore import QRectF, QSettings, Qt
+from PySide6.QtCore import QRectF, QSettings, QSize, Qt
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QTextBrowser, QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 import model
@@ -194,10 +194,28 @@ def test_step_pauses_runs_to_the_next_event_and_says_what_it_was(window: MainWin
 
 def test_shortcut_sheet_on_question_mark(window: MainWindow, qtbot, monkeypatch) -> None:
     shown: list[str] = []
-    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text()) or 0)
+    monkeypatch.setattr(QDialog, "exec", lambda d: shown.append(d.findChild(QTextBrowser).toPlainText()) or 0)
     activate(window, qtbot)
     qtbot.keyClick(window, Qt.Key.Key_Question)
-    assert shown and "Space" in shown[0] and "Reset All" in shown[0]
+    assert shown and "Space" in shown[0] and "Reset All" in shown[0] and "Escape" in shown[0]
+
+
+@pytest.mark.parametrize("room", [(1280, 720), (1366, 768), (800, 600)])
+def test_the_shortcut_sheet_fits_the_screen(window: MainWindow, room) -> None:
+    # At 14 pt in one column the sheet was taller than a 1366x768 screen, its last menus off the bottom.
+    # It now puts the menus in two columns where they fit side by side, and scrolls where nothing fits.
+    from gui.window_menus import shortcut_sheet
+
+    sheet = shortcut_sheet(window, QSize(*room))
+    sheet.show()
+    text = sheet.findChild(QTextBrowser)
+    assert sheet.width() <= room[0] and sheet.height() <= room[1], sheet.size()
+    assert text.horizontalScrollBar().maximum() == 0  # never sideways
+    if room[1] >= 720:  # a classroom screen: all of it at once
+        assert text.verticalScrollBar().maximum() == 0, text.verticalScrollBar().maximum()
+        assert '<td valign="top">' in text.toHtml() or text.toHtml().count("<table") >= 3  # side by side
+    assert {"File", "Playback", "View", "Lesson", "Help", "Keyboard"} <= set(text.toPlainText().split())
+    sheet.close()
 
 
 def test_about_says_how_the_model_runs(window: MainWindow, monkeypatch) -> None:

@@ -12,22 +12,32 @@ from PySide6.QtCore import qVersion
 import model
 
 EXTRA_KEYS = (  # keys that are no menu item
-    ("Keyboard", "Escape", "leave a text field (its value is kept); every shortcut works in one anyway"),
+    ("Keyboard", "Escape", "leave a text field, keeping its value (the shortcuts work in one too)"),
     ("Keyboard", "Tab", "move between the settings"),
 )
 
 
-def shortcut_sheet_html(rows: Sequence[tuple[str, str, str]]) -> str:
-    """The `?` sheet: every shortcut of the window, ``(menu, key, what it does)``, grouped by menu."""
-    out = ["<h3>Keyboard shortcuts</h3><table cellpadding='3'>"]
-    section = None
+def shortcut_sheet_html(rows: Sequence[tuple[str, str, str]], columns: int = 1) -> str:
+    """The `?` sheet: every shortcut of the window, ``(menu, key, what it does)``, grouped by menu, the
+    menus in ``columns`` columns side by side (whole menus, about as many lines in each)."""
+    sections: list[tuple[str, list[tuple[str, str]]]] = []
     for menu, key, words in [*rows, *EXTRA_KEYS]:
-        if menu != section:
-            section = menu
-            out.append(f"<tr><td colspan='2'><br><b>{escape(menu)}</b></td></tr>")
-        out.append(f"<tr><td><b>{escape(key)}</b>&nbsp;&nbsp;</td><td>{escape(words)}</td></tr>")
-    out.append("</table>")
-    return "".join(out)
+        if not sections or sections[-1][0] != menu:
+            sections.append((menu, []))
+        sections[-1][1].append((key, words))
+    lines = sum(len(keys) + 1 for _menu, keys in sections)
+    cells: list[list[str]] = [[]]
+    filled = 0
+    for menu, keys in sections:
+        if filled >= lines * len(cells) / columns and len(cells) < columns:
+            cells.append([])
+        filled += len(keys) + 1
+        cells[-1].append(f"<tr><td colspan='2'><br><b>{escape(menu)}</b></td></tr>")
+        cells[-1] += [
+            f"<tr><td><b>{escape(k)}</b>&nbsp;&nbsp;</td><td>{escape(w)}</td></tr>" for k, w in keys
+        ]
+    tables = [f"<td valign='top'><table cellpadding='1'>{''.join(c)}</table></td>" for c in cells]
+    return f"<h3>Keyboard shortcuts</h3><table><tr>{'<td>&nbsp;&nbsp;&nbsp;</td>'.join(tables)}</tr></table>"
 
 
 def about_html() -> str:
