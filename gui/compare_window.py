@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.draw.series import moving_block, sample_ns_for, window_ns_for
+from gui.draw import palette
+from gui.draw.series import moving_block, nice_ceiling, sample_ns_for, window_ns_for
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
 from model.compare import Lockstep, Side, differences
@@ -113,6 +114,8 @@ class CompareWindow(QMainWindow):
             for i, s in enumerate(self.sides)
         ]
         self.plot.setMinimumHeight(180)
+        self._y_top = 1.0  # the round number the y axis reaches (the legend's room above it)
+        self._coloured = False
         column.addWidget(self.plot, 2)
         self.setCentralWidget(central)
 
@@ -182,6 +185,9 @@ class CompareWindow(QMainWindow):
         """Every side ``dt_ns`` further (the timer's step; tests call it directly), then draw."""
         end_ns = round(self.lockstep.base.duration_s * 1e9)
         self.snapshots = self.lockstep.advance(max(0, min(dt_ns, end_ns - self.lockstep.now_ns)))
+        if not self._coloured:  # the sides' tasks in the colours the main window gives them
+            palette.colour_tasks((t.tid, t.role) for t in self.snapshots[0].tasks)
+            self._coloured = True
         for lanes, snap in zip(self.lanes, self.snapshots, strict=True):
             lanes.render(snap)
         self._draw_graph()
@@ -205,6 +211,7 @@ class CompareWindow(QMainWindow):
             units="" if kind == "jain" else "Mbit/s",
         )
         t_from = self.lockstep.now_ns - window_ns_for(self.speed)
+        top = 1.0 if kind == "jain" else 0.0
         for curve, snap in zip(self.curves, self.snapshots, strict=True):
             series = snap.series
             if len(series) < 2:
@@ -216,7 +223,19 @@ class CompareWindow(QMainWindow):
                 values = jain_rows(moving[:, list(snap.series_layout.cpu_dequeued)])
             else:
                 values = bandwidth_mbps(moving[:, snap.series_layout.acked_bytes], dt)
+                top = max(top, float(values.max(initial=0.0)))
             curve.setData(ends, values)
+        self._y_top = max(self._y_top, nice_ceiling(top)) if kind != "jain" else 1.0
+        self._keep_legend_clear()
+
+    def _keep_legend_clear(self) -> None:
+        """The y range: from 0 to the data's round top, and above it the legend's height, so that the
+        legend (top left, inside the plot) never covers a line."""
+        view = self.plot.getPlotItem().getViewBox()
+        legend = self.plot.getPlotItem().legend
+        share = (legend.boundingRect().height() + 16) / max(view.height(), 1.0) if legend is not None else 0.1
+        share = min(share, 0.5)
+        self.plot.setYRange(0.0, self._y_top / (1.0 - share), padding=0)
 
     def headline_text(self) -> str:
         """Each headline metric per side since the start, and the differences from side A."""

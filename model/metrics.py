@@ -320,11 +320,14 @@ RUN_HEADLINES: tuple[Headline, ...] = (
     Headline("fairness_jain", "Jain", "", digits=2, arrow=True),
     Headline("system_context_switches_per_s", "context switches (system)", "/s", digits=0),
 )
+KERNEL_THREADS = ("ksoftirqd/",)  # the names of the kernel's own threads (model.simulation spawns them)
 
 
 def headlines(summary: Mapping[str, Any]) -> list[Headline]:
-    """The headline metrics a run has: the fixed ones it reports, then each thread's CPU share."""
+    """The headline metrics a run has: the fixed ones it reports, then each thread's CPU share, the
+    scenario's own threads before the kernel's (ksoftirqd/N, made first, rarely the story)."""
     out = [h for h in RUN_HEADLINES if h.value(summary) is not None]
-    for name in summary.get("threads", {}):
+    names = sorted(summary.get("threads", {}), key=lambda name: name.startswith(KERNEL_THREADS))
+    for name in names:
         out.append(Headline(f"threads.{name}.share", f"{name} CPU", "%", scale=100.0))
     return out

@@ -64,6 +64,16 @@ def test_differences_are_read_off_the_summaries() -> None:
     delta = sb["bandwidth_mbps"] - sa["bandwidth_mbps"]
     sign = "" if f"{abs(delta):.1f}" == "0.0" else "+" if delta > 0 else "−"
     assert bw.texts == (f"B − A: {sign}{abs(delta):.1f} Mbit/s",)
+    # Four lines fit the window's headline: the 2011 story's fourth is sender.0's share, not ksoftirqd/0's.
+    paths = [d.metric.path for d in differences([sa, sb], ["A", "B"])]
+    assert paths[:4] == [
+        "bandwidth_mbps",
+        "fairness_jain",
+        "system_context_switches_per_s",
+        "threads.sender.0.share",
+    ]
+    threads = [p.removeprefix("threads.").removesuffix(".share") for p in paths if p.startswith("threads.")]
+    assert threads == [f"sender.{i}" for i in range(4)] + [f"ksoftirqd/{i}" for i in range(4)]
 
 
 def test_compare_json_from_a_preset(capsys: pytest.CaptureFixture[str]) -> None:

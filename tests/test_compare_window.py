@@ -75,3 +75,30 @@ def test_the_main_window_opens_this_run_against_the_same_with_a_setting(qtbot) -
     dialog._custom()
     assert "expected KEY=VALUE" in dialog.error.text()
     compare.close()
+
+
+def test_the_graph_leaves_its_legend_room_above_the_lines(qtbot) -> None:
+    # The legend sits in the plot's top left: Jain 0.9-1.0 (the quota side) ran under it, hidden.
+    from PySide6.QtCore import QPointF
+
+    for story, preset in (("qdisc-fairness-2011", "time-vs-quota"), ("cfs-yield-2007", "compat-yield")):
+        window = CompareWindow(load_scenario(story), PRESETS[preset].sides, use_timer=False)
+        qtbot.addWidget(window)
+        window.resize(1280, 720)
+        window.show()
+        qtbot.waitExposed(window)
+        for _ in range(100):
+            window.advance(FRAME_NS)
+        item = window.plot.getPlotItem()
+        legend = item.legend
+        box = legend.mapRectToScene(legend.boundingRect())
+        view = item.getViewBox()
+        points = 0
+        for curve in window.curves:
+            xs, ys = curve.getData()
+            for x, y in zip(xs, ys, strict=True):
+                at = view.mapViewToScene(QPointF(float(x), float(y)))
+                assert not box.contains(at), (story, x, y)
+                points += 1
+        assert points > 40
+        window.close()

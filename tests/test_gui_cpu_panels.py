@@ -201,6 +201,19 @@ def test_prio_rows_stack_levels_and_words() -> None:
     )
 
 
+def test_a_label_above_its_ring_keeps_its_leader_line_off_other_boxes() -> None:
+    # The playground's "yield: picked again at once" sat up and to the right of the yielder, and its
+    # leader line ran through the hog's box and its "wait_runtime" line. Straight above is free here.
+    ring, hog = QRectF(100, 200, 200, 40), QRectF(210, 140, 140, 45)
+    size, bounds = QSize(260, 24), QRectF(0, 0, 460, 250)
+    spot = ldg.free_spot(ring, size, bounds, [ring, hog])
+    assert spot is not None and spot.bottom() < ring.top() and not spot.intersects(hog)
+    a, b = QPointF(spot.center().x(), spot.bottom()), QPointF(ring.center().x(), ring.top())
+    assert not any(hog.contains(a + (b - a) * (k / 50)) for k in range(51)), spot
+    assert not ldg._leader_crosses(spot, ring, [hog])
+    assert ldg._leader_crosses(QRectF(200, 90, 260, 24), ring, [hog])  # where it went before
+
+
 def test_free_spot_avoids_what_is_taken() -> None:
     ring, size, bounds = QRectF(100, 100, 50, 20), QSize(60, 20), QRectF(0, 0, 400, 300)
     first = ldg.free_spot(ring, size, bounds, [])

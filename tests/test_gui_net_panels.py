@@ -612,3 +612,18 @@ def test_a_label_too_long_for_its_box_takes_its_shorter_wording_before_an_ellips
     assert [len(w) for w in qg.exit_rule_words("time", 64)] == sorted(
         (len(w) for w in qg.exit_rule_words("time", 64)), reverse=True
     )
+
+
+def test_the_pointer_reads_each_line_by_its_legend_name_in_the_axis_unit(graphs: GraphsPanel) -> None:
+    # The tooltip said "recent mean: 89.5 Mbit/s (t = 0.227000 s)" under a legend that says "last 10 ms"
+    # over an axis in milliseconds; it now names each line as the legend does, its time as the axis does.
+    sim = Simulation(load_scenario("cfs-yield-2007"), sample_ns=1_000_000)
+    graphs.render(sim.advance(300_000_000))
+    graphs.flush()
+    text = graphs.describe_plot("bandwidth", 0.2275)
+    names = {label.text for _sample, label in graphs.plots["bandwidth"].legend.items}
+    lines = text.splitlines()
+    assert {line.split(":")[0] for line in lines} <= names | {"each interval"}, (lines, names)
+    assert any(line.startswith("last 10 ms: ") for line in lines), lines
+    assert all(re.search(r"\(t = (\d+(\.\d+)? ms|0 to \d+(\.\d+)? ms)\)$", line) for line in lines), lines
+    assert "recent mean" not in text

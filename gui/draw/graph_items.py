@@ -189,11 +189,14 @@ class LegendRow(pg.LegendItem):  # type: ignore[misc]
         keep_picture(self.items[-1][1].item)
 
     def rename(self, item: object, name: str) -> None:
-        """Call ``item``'s entry ``name`` (its row stays where it is)."""
+        """Call ``item``'s entry ``name`` (its row stays where it is), and the item itself, which the
+        pointer's read-out names it by."""
         for sample, label in self.items:
             if sample.item is item and label.text != name:
                 label.setText(name, size=self.opts["labelTextSize"], color=self.opts["labelTextColor"])
                 self.updateSize()
+                if isinstance(getattr(item, "opts", None), dict):
+                    item.opts["name"] = name
 
     def fit_columns(self, width: float) -> None:
         """As many entries a row as ``width`` holds without cutting one (at most ``most_columns``)."""

@@ -9,6 +9,8 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 
+from gui.draw.formats import format_duration
+
 
 def curve_readout(plot: pg.PlotItem, x: float, unit: str, label_of: Callable[[pg.PlotCurveItem], str]) -> str:
     """One line a visible curve of ``plot`` at ``x`` seconds, in ``unit``; a curve without a name in
@@ -24,7 +26,8 @@ def curve_readout(plot: pg.PlotItem, x: float, unit: str, label_of: Callable[[pg
         i = int(np.searchsorted(xs, x, side="right")) - 1 if stepped else int(np.abs(xs - x).argmin())
         if not 0 <= i < len(ys):
             continue
-        when = f"t = {xs[i]:.6f}–{xs[i + 1]:.6f} s" if stepped else f"t = {xs[i]:.6f} s"
+        at = format_duration(xs[i] * 1e9)
+        when = f"t = {at} to {format_duration(xs[i + 1] * 1e9)}" if stepped else f"t = {at}"
         label = item.opts.get("name") or label_of(item)
         lines.append(f"{label}: {ys[i]:.4g} {unit} ({when})")
     return "\n".join(lines)

@@ -13,8 +13,9 @@ def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]
     further up or down) inside ``bounds`` that overlaps nothing ``taken``; None if there is none (the
     ring and the section's footer line say it without the label)."""
     w, h = size.width(), size.height()
-    want = (ring.right() + 6, ring.left() - w - 6)
+    want = (ring.right() + 6, ring.left() - w - 6, ring.center().x() - w / 2)
     boxes = [(t.left(), t.top(), t.right(), t.bottom()) for t in taken]
+    others = [t for t in taken if t != ring]
     best: tuple[float, float, float] | None = None  # (cost, x, y)
     for y, penalty in _label_rows(ring, h, bounds):
         if best is not None and penalty >= best[0]:
@@ -23,12 +24,29 @@ def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]
             (left - w, right) for left, top, right, bottom in boxes if bottom > y and top < y + h
         )
         for x in _free_xs(bounds.left(), bounds.right() - w, blocked, want):
-            cost = penalty + min(abs(x - want[0]), abs(x - want[1]))
+            cost = penalty + min(abs(x - spot) for spot in want)
+            if _leader_crosses(QRectF(x, y, w, h), ring, others):
+                cost += CROSSING_COST
             if best is None or cost < best[0]:
                 best = (cost, x, y)
     if best is None:
         return None
     return QRectF(best[1], best[2], w, h)
+
+
+CROSSING_COST = 120.0  # a leader line through a task's box or a text: worse than three rows further
+
+
+def _leader_crosses(label: QRectF, ring: QRectF, taken: Sequence[QRectF]) -> bool:
+    """Whether the leader line a label above or below its ring gets (centre to centre, edge to edge,
+    as the panel draws it) runs through one of ``taken``."""
+    if label.bottom() >= ring.top() and label.top() <= ring.bottom():
+        return False  # beside the ring: no leader
+    above = label.bottom() < ring.top()
+    a = QPointF(label.center().x(), label.bottom() if above else label.top())
+    b = QPointF(ring.center().x(), ring.top() if above else ring.bottom())
+    points = [a + (b - a) * (k / 16) for k in range(1, 16)]
+    return any(t.contains(pt) for t in taken for pt in points)
 
 
 def _label_rows(ring: QRectF, h: float, bounds: QRectF) -> list[tuple[float, float]]:

@@ -248,6 +248,8 @@ class RunqueuePanel(HoverTipsPanel):
                 )
             else:
                 self._paint_text(p, text)
+        for ld in self.landings.values():  # under the chips: a leader that must pass a box goes behind it
+            self._paint_leader(p, ld)
         for chip in self.scene.chips:
             self._paint_chip(p, chip)
         fm = font_metrics(self._fonts[BOLD])
@@ -318,16 +320,24 @@ class RunqueuePanel(HoverTipsPanel):
             p.setBrush(ink)
             p.drawEllipse(a, 4, 4)
             _arrow_head(p, ctrl, b, ink)
-        lab = ld.label_rect
-        if lab is not None:
-            if lab.bottom() < to.top() or lab.top() > to.bottom():  # not beside the ring: a leader line
-                above = lab.bottom() < to.top()
-                p.setPen(QPen(ink, 1))
-                p.drawLine(
-                    QPointF(lab.center().x(), lab.bottom() if above else lab.top()),
-                    QPointF(to.center().x(), to.top() if above else to.bottom()),
-                )
-            _label(p, lab, landing_label(ld), ink, fill, self._fonts[BOLD], QPen(ink, 1))
+        if ld.label_rect is not None:
+            _label(p, ld.label_rect, landing_label(ld), ink, fill, self._fonts[BOLD], QPen(ink, 1))
+
+    def _paint_leader(self, p: QPainter, ld: Landing) -> None:
+        """The line from a landing's label above or below its ring to the ring (none beside it)."""
+        alpha, lab = self.landing_alpha(ld), ld.label_rect
+        if alpha <= 0 or ld.to_rect is None or lab is None:
+            return
+        to = ld.to_rect.adjusted(-5, -5, 5, 5)
+        if lab.bottom() < to.top() or lab.top() > to.bottom():
+            ink = QColor(palette.TEXT)
+            ink.setAlphaF(alpha)
+            above = lab.bottom() < to.top()
+            p.setPen(QPen(ink, 1))
+            p.drawLine(
+                QPointF(lab.center().x(), lab.bottom() if above else lab.top()),
+                QPointF(to.center().x(), to.top() if above else to.bottom()),
+            )
 
     def _place_labels(self, landings: list[Landing]) -> None:
         """Put each new landing's label beside its ring, on the nearest spot that hides no chip or text."""
