@@ -608,7 +608,15 @@ def test_a_label_too_long_for_its_box_takes_its_shorter_wording_before_an_ellips
     assert cut.endswith("…") and fm.horizontalAdvance(cut) <= short_w - 1
     assert fitted_words(p, "holds busylock", long_w - 1).endswith("…")
     p.end()
-    assert qg.ROLE_SHORT["holds busylock"] == "busylock"
+    # Every detail a CPU box can show, and every long headline, has a shorter wording.
+    q = fake_qdisc(dequeuer=3)  # cpu0 sending, cpu1 busylock, cpu2 spinning, cpu3 the dequeuer
+    views = (q, dataclasses.replace(q, root_lock_owner=0))  # and cpu0 holding the root lock
+    roles = {qg.cpu_role(view, cpu) for view in views for cpu in range(4)}
+    assert {role for role, _h, _d in roles} == {"sending", "busylock", "spinning", "dequeuer", "root"}
+    for _role, headline, detail in roles:
+        assert len(qg.ROLE_SHORT[detail]) < len(detail), detail
+        if len(headline) > len("DEQUEUER") and not headline.startswith("spinning"):
+            assert len(qg.ROLE_SHORT[headline]) < len(headline), headline
     assert [len(w) for w in qg.exit_rule_words("time", 64)] == sorted(
         (len(w) for w in qg.exit_rule_words("time", 64)), reverse=True
     )

@@ -36,8 +36,17 @@ def exit_rule_words(rule: str, weight_p: int) -> tuple[str, ...]:
     return f"3.1+: {weight_p}-packet quota (weight_p)", f"3.1+: {weight_p}-packet quota"
 
 
-# A role's words in a narrow CPU box, where the long ones would be cut ("holds busy…").
-ROLE_SHORT = {"holds busylock": "busylock", "enqueuing": "enqueues"}
+# A role's words in a narrow CPU box, where the long ones would be cut ("holds busy…"): its headline
+# and its detail line.
+ROLE_SHORT = {
+    "holds busylock": "busylock",
+    "enqueuing": "enqueues",
+    "transmits everyone's packets": "sends for all",
+    "holds the root lock": "has root lock",
+    "waits for the root lock": "waits for root",
+    "waits in the busylock line": "in busylock line",
+    "runs its packet sender": "runs its sender",
+}
 
 
 def cpu_role(q: QdiscView, cpu: int) -> tuple[str, str, str]:

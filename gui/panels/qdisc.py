@@ -61,9 +61,9 @@ EXIT_REASONS = (
 COUNT_LINE = 2  # a CPU box's line of packets dequeued
 
 
-def _wordings(line: str, headline: str, count: str, i: int) -> Words:
+def _wordings(line: str, count: str, i: int) -> Words:
     """A CPU box's line, with the shorter wordings it may take in a narrow box."""
-    if line == headline and line in ROLE_SHORT:
+    if line in ROLE_SHORT:
         return line, ROLE_SHORT[line]
     if i == COUNT_LINE:
         tight = count.replace(" ", "")
@@ -251,7 +251,7 @@ class QdiscPanel(HoverTipsPanel):
             spinning = role == "spinning" and headline_row
             p.setPen(palette.VERMILLION.darker(130) if spinning else palette.TEXT)
             row = QRectF(text.x(), y0 + i * line_h, text.width(), line_h)
-            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, _wordings(line, headline, count_words, i))
+            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, _wordings(line, count_words, i))
 
     def _draw_locks(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom (or side
