@@ -28,7 +28,7 @@ from model import resource_root
 from model.metrics import IntervalFigures, interval_figures
 from model.scenario import Scenario, load_scenario
 from model.simulation import LIVE_KEYS, SetTunable, Simulation
-from model.snapshot import Snapshot, TraceRecord, YieldRecord
+from model.snapshot import Snapshot, SwitchRecord, TaskView, TraceRecord, WakeRecord, YieldRecord
 from model.stops import DequeuerChanges, StopRule, YieldLands
 
 LESSON_DIR = resource_root() / "lessons"
@@ -40,6 +40,8 @@ CHECK_KINDS = (
     "compare",
     "landing",
     "no_yields",
+    "picked_again",
+    "wake_runs",
     "stopped",
     "exit_reason_top",
     "exit_reason_never",
@@ -253,6 +255,7 @@ class StepResult:
     hit: bool
     records: tuple[TraceRecord, ...]
     exit_reasons: dict[str, int]
+    tasks: tuple[TaskView, ...] = ()
     values: dict[str, float] = field(default_factory=dict)
 
 
@@ -270,6 +273,14 @@ def evaluate(check: Check, result: StepResult, measured: Mapping[str, float]) ->
     if check.kind == "landing":
         seen = {r.outcome.landing for r in result.records if isinstance(r, YieldRecord)}
         return check.value in seen, f"yield landings seen: {sorted(seen)}"
+    if check.kind == "picked_again":  # the yield the step stopped at: its task kept the CPU
+        last = next((r for r in reversed(result.records) if isinstance(r, YieldRecord)), None)
+        return last is not None and not last.switched, f"last yield: {last}"
+    if check.kind == "wake_runs":  # every wakeup of task ``value`` switches to it at that instant
+        tids = {t.tid for t in result.tasks if t.name == check.value}
+        wakes = [r.t_ns for r in result.records if isinstance(r, WakeRecord) and r.tid in tids]
+        runs = {r.t_ns for r in result.records if isinstance(r, SwitchRecord) and r.tid in tids}
+        return bool(wakes) and all(t in runs for t in wakes), f"{len(wakes)} wakeups, at {wakes[:5]}"
     if check.kind == "no_yields":
         n = sum(1 for r in result.records if isinstance(r, YieldRecord))
         return n == 0, f"{n} yields"
@@ -328,7 +339,7 @@ def run_headless(
         figs = interval_figures(snap.series_layout, start_row, snap.series[-1])
         records = tuple(sim.machine.trace.records[start_records:])
         reasons = {k: v - start_reasons.get(k, 0) for k, v in exit_reason_counts(snap).items()}
-        result = StepResult(step, figs, hit, records, reasons)
+        result = StepResult(step, figs, hit, records, reasons, snap.tasks)
         for name, fig in step.measure:
             if figs is None:
                 raise LessonError(f"step {step.title!r}: measures {name!r} but runs for no time")

@@ -78,3 +78,28 @@ def test_a_lesson_file_that_does_not_say_what_it_means_is_refused(data: dict, wo
     with pytest.raises(LessonError, match=r"step 1|lesson needs") as info:
         parse_lesson(data, "x.steps.toml")
     assert words in str(info.value)
+
+
+def test_every_kind_of_until_has_its_rule_and_its_words() -> None:
+    from gui.lesson_driver import UNTIL_WORDS
+    from gui.lessons import UNTIL, stop_rule
+
+    assert set(UNTIL) == set(UNTIL_WORDS)
+    assert all(stop_rule(until) is not None for until in UNTIL)
+
+
+def test_the_yield_checks_can_fail() -> None:
+    """Step 2 of the 2007 lesson: the reporter's yield is picked again and the data thread's wakeups
+    take the CPU; turned round (a yield that switched, the reporter's wakeups) they do not hold."""
+    from model.snapshot import YieldRecord
+
+    lesson = load_lesson("cfs-yield-2007")
+    result, checks = run_headless(replace(lesson, steps=lesson.steps[:2]))[1]
+    assert all(ok for _check, ok, _words in checks), checks
+    again = Check(claim="picked again", kind="picked_again")
+    wakes = Check(claim="wakes and runs", kind="wake_runs", value="iperf-data")
+    assert evaluate(again, result, {})[0] and evaluate(wakes, result, {})[0]
+    last = next(r for r in reversed(result.records) if isinstance(r, YieldRecord))
+    switched = replace(result, records=(*result.records, replace(last, switched=True)))
+    assert evaluate(again, switched, {})[0] is False
+    assert evaluate(replace(wakes, value="iperf-reporter"), result, {})[0] is False  # it never sleeps
