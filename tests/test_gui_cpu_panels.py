@@ -119,6 +119,7 @@ def test_axis_tick_instants_are_round_and_inside_the_window() -> None:
     ticks = [40_000_000, 30_000_000, 20_000_000, 10_000_000, 0]
     assert lw.tick_instants(47_000_000, 50_000_000, 5) == (10_000_000, ticks)
     assert lw.tick_instants(50_000_000, 50_000_000, 5)[1] == [50_000_000, *ticks]  # a round now is a tick
+    assert lw.tick_instants(20_000_000, 50_000_000, 5)[1] == [20_000_000, 10_000_000, 0]  # none before t = 0
 
 
 def test_zoom_keeps_the_instant_under_the_pointer_and_stays_in_bounds() -> None:

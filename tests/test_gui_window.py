@@ -788,3 +788,32 @@ def test_each_sender_wears_the_colour_of_its_cpu(make_window, cpus) -> None:
 
     kernel = {look(t.tid) for t in snap.tasks if t.role == "ksoftirqd"}
     assert len(kernel) == cpus and not kernel & {look(t.tid) for t in senders}
+
+
+def test_a_lesson_frame_covers_none_of_the_framed_part(qtbot) -> None:
+    # The frame was drawn inside the framed panel, its halo over the qdisc panel's "Exit rule" line
+    # and the ring's "160 / 2048". It now runs just outside the part (inside the window's edge).
+    from gui.panels.highlight import HighlightOverlay
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.resize(400, 300)
+    overlay = HighlightOverlay(host)
+    part = QRectF(100, 80, 200, 120)
+    overlay.show_rects([part, QRectF(0, 0, 400, 60)])  # the second meets the window's edges
+    image = QImage(host.size(), QImage.Format.Format_ARGB32)
+    image.fill(QColor(0, 0, 0, 0))
+    overlay.render(image)
+    inner = part.adjusted(1, 1, -1, -1).toRect()
+    touched = [
+        (x, y)
+        for x in range(inner.left(), inner.right() + 1)
+        for y in range(inner.top(), inner.bottom() + 1)
+        if image.pixelColor(x, y).alpha()
+        and min(x - inner.left(), inner.right() - x) + min(y - inner.top(), inner.bottom() - y) > 6
+    ]  # the rounded corners aside
+    assert not touched, touched[:5]
+    ring = [image.pixelColor(x, 80 - 3) for x in range(110, 290)]  # just above the part: the dashes
+    assert sum(c.red() > 150 and c.green() < 130 and c.alpha() > 200 for c in ring) > 40
+    edge = [image.pixelColor(200, y) for y in range(0, 6)]  # the top edge's frame is drawn, pulled in
+    assert any(c.alpha() > 200 for c in edge)

@@ -34,10 +34,11 @@ def axis_ticks(window_ns: int, max_ticks: int) -> list[int]:
 
 def tick_instants(end_ns: int, window_ns: int, max_ticks: int) -> tuple[int, list[int]]:
     """(step, ticks): the round instants (multiples of a 1-2-5 step) in the window ending at ``end_ns``,
-    latest first."""
+    latest first; none before t = 0 (early in a run the window reaches back past the start, where the
+    strips stay blank: the axis says "0 ms", not "−20 ms")."""
     step = int(nice_step(window_ns, max_ticks))
     first = end_ns - end_ns % step
-    return step, list(range(first, end_ns - window_ns - 1, -step))
+    return step, list(range(first, max(end_ns - window_ns, 0) - 1, -step))
 
 
 def choose_window_ns(rate_per_ns: float, current_ns: int) -> int:

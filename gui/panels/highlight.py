@@ -88,9 +88,13 @@ class HighlightOverlay(QWidget):
         width = theme.line(4)
         halo = QColor(palette.BACKGROUND)
         halo.setAlphaF(0.85)
+        inside = QRectF(self.rect()).adjusted(width / 2 + 1, width / 2 + 1, -width / 2 - 1, -width / 2 - 1)
         for rect in self.rects:
-            r = rect.adjusted(width, width, -width, -width)
-            p.setPen(QPen(halo, width + 4))
+            # Just outside the framed part, so that the frame and its halo cover none of its own words
+            # (a panel's title sits at its top edge); pulled in where the part meets the window's edge.
+            out = width / 2 + 1
+            r = rect.adjusted(-out, -out, out, out).intersected(inside)
+            p.setPen(QPen(halo, width + 2))
             p.drawRoundedRect(r, 8, 8)
             p.setPen(QPen(palette.VERMILLION, width, Qt.PenStyle.DashLine))
             p.drawRoundedRect(r, 8, 8)
