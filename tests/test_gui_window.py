@@ -817,3 +817,20 @@ def test_a_lesson_frame_covers_none_of_the_framed_part(qtbot) -> None:
     assert sum(c.red() > 150 and c.green() < 130 and c.alpha() > 200 for c in ring) > 40
     edge = [image.pixelColor(200, y) for y in range(0, 6)]  # the top edge's frame is drawn, pulled in
     assert any(c.alpha() > 200 for c in edge)
+
+
+def test_a_framed_graph_is_framed_round_the_more_button_it_meets(make_window, qtbot) -> None:
+    # The 2009 lesson frames the bandwidth graph; the frame's right edge ran through "More ▾".
+    w = make_window("bfs-saturated-2009")
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitExposed(w)
+    w.finish_startup()
+    qtbot.wait(50)
+    chooser = w.graphs.grid._chooser
+    assert chooser.isVisible()  # not every graph fits at this size
+    w.show_highlight(("graph:bandwidth",))
+    (framed,) = w.highlight.rects
+    top_left = chooser.mapTo(w.centralWidget(), chooser.rect().topLeft())
+    button = QRectF(chooser.rect()).translated(top_left.x(), top_left.y())
+    assert framed.contains(button), (framed, button)

@@ -93,7 +93,11 @@ class GraphGrid:
             return None
         scene_rect = self._cells[name].sceneBoundingRect()
         top_left = self._view.mapFromScene(scene_rect.topLeft())
-        return QRectF(top_left.x(), top_left.y(), scene_rect.width(), scene_rect.height())
+        rect = QRectF(top_left.x(), top_left.y(), scene_rect.width(), scene_rect.height())
+        chooser = QRectF(self._chooser.geometry())
+        if self._chooser.isVisible() and rect.intersects(chooser):  # a frame around it goes round "More"
+            rect = rect.united(chooser)
+        return rect
 
     def _ranked(self) -> tuple[str, ...]:
         return (*self._front, *(n for n in self._order if n not in self._front))
