@@ -635,3 +635,16 @@ def test_the_pointer_reads_each_line_by_its_legend_name_in_the_axis_unit(graphs:
     assert any(line.startswith("last 10 ms: ") for line in lines), lines
     assert all(re.search(r"\(t = (\d+(\.\d+)? ms|0 to \d+(\.\d+)? ms)\)$", line) for line in lines), lines
     assert "recent mean" not in text
+
+
+def test_the_counters_and_the_exit_reasons_have_shorter_forms_for_a_narrow_panel() -> None:
+    # At 3840x2160 (device pixel ratio 2) the counters read "dropped 667.7…" and the reasons
+    # "packet qu…", "need_resc…": each now has shorter forms, tried longest first.
+    from gui.panels import qdisc as qp
+
+    forms = [qp._counter_row("band 1", 380_512, 667_734, 100, form) for form in range(3)]
+    assert forms[0].endswith("backlog 100p") and "667.7 k" in forms[1] and "667.7k" in forms[2]
+    assert [len(f) for f in forms] == sorted((len(f) for f in forms), reverse=True)
+    assert len(set(forms)) == 3
+    for _key, words in qp.EXIT_REASONS:
+        assert len(words) >= 2 and [len(w) for w in words] == sorted((len(w) for w in words), reverse=True)

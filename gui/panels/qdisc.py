@@ -51,14 +51,24 @@ from gui.panels.base import HoverTipsPanel
 from model.snapshot import QdiscView, Snapshot
 
 PLACEHOLDER = "This story has no qdisc: pick the 2011 story"
-EXIT_REASONS = (
-    ("quota", "packet quota used up"),
-    ("need_resched", "need_resched set"),
-    ("jiffy", "next jiffy began"),
-    ("empty", "qdisc empty"),
-    ("tx_busy", "device busy"),
+EXIT_REASONS: tuple[tuple[str, tuple[str, ...]], ...] = (  # each reason's words, longest first
+    ("quota", ("packet quota used up", "quota used up", "quota")),
+    ("need_resched", ("need_resched set", "need_resched", "resched")),
+    ("jiffy", ("next jiffy began", "next jiffy", "jiffy")),
+    ("empty", ("qdisc empty", "empty")),
+    ("tx_busy", ("device busy", "busy")),
 )
 COUNT_LINE = 2  # a CPU box's line of packets dequeued
+
+
+def _counter_row(name: str, sent: int, dropped: int, backlog: int, form: int) -> str:
+    """One line of the ``tc -s`` counters: in full (form 0), without the backlog (1), tight (2)."""
+    s, d = fmt_count(sent), fmt_count(dropped)
+    if form == 0:
+        return f"{name:6s} sent {s:>7s}  dropped {d:>7s}  backlog {backlog}p"
+    if form == 1:
+        return f"{name:6s} sent {s:>7s}  dropped {d:>7s}"
+    return f"{name:6s} sent {s.replace(' ', ''):>6s} drop {d.replace(' ', ''):>6s}"
 
 
 def _wordings(line: str, count: str, i: int) -> Words:
@@ -280,17 +290,19 @@ class QdiscPanel(HoverTipsPanel):
         x, y, w, _h = box
         p.setPen(palette.TEXT)
         p.setFont(self._fonts["bold"])
-        title = f"tc -s qdisc show · {fmt_count(q.enqueued)} enqueued, {fmt_count(q.runs)} dequeuer runs"
+        enqueued = f"tc -s qdisc show · {fmt_count(q.enqueued)} enqueued"
+        title = (f"{enqueued}, {fmt_count(q.runs)} dequeuer runs", enqueued, "tc -s qdisc show")
         draw_text(p, QRectF(x, y, w, 20), Qt.AlignmentFlag.AlignLeft, title)
         p.setFont(self._fonts["mono"])
-
-        def row(name: str, sent: int, dropped: int, backlog: int) -> str:
-            return (
-                f"{name:6s} sent {fmt_count(sent):>7s}  dropped {fmt_count(dropped):>7s}  backlog {backlog}p"
-            )
-
-        lines = [row("root", q.dequeued, q.dropped, q.backlog) + f"  requeues {fmt_count(q.requeues)}"]
-        lines += [row(f"band {b.band}", b.sent, b.dropped, b.backlog) for b in q.bands]
+        # Every line in the same wording (the columns stay aligned): the longest that fits them all.
+        rows = [(("root", q.dequeued, q.dropped, q.backlog), f"  requeues {fmt_count(q.requeues)}")]
+        rows += [((f"band {b.band}", b.sent, b.dropped, b.backlog), "") for b in q.bands]
+        forms = [
+            [_counter_row(*cells, form) + (extra if form == 0 else "") for cells, extra in rows]
+            for form in range(3)
+        ]
+        fm = p.fontMetrics()
+        lines = next((f for f in forms if all(fm.horizontalAdvance(line) <= w for line in f)), forms[-1])
         for i, line in enumerate(lines):
             draw_text(p, QRectF(x, y + 22 + i * 20, w, 20), Qt.AlignmentFlag.AlignLeft, line)
 
@@ -304,11 +316,16 @@ class QdiscPanel(HoverTipsPanel):
             p,
             QRectF(x, y, w, 20),
             Qt.AlignmentFlag.AlignLeft,
-            f"why dequeuers stopped ({fmt_count(q.runs)} runs)",
+            (
+                f"why dequeuers stopped ({fmt_count(q.runs)} runs)",
+                "why dequeuers stopped",
+                "why they stopped",
+            ),
         )
         p.setFont(self._fonts["text"])
         row_h = min(20.0, (h - 22) / len(EXIT_REASONS))
-        label_w = w * 0.48
+        fm = p.fontMetrics()  # the labels in full where they fit in 60 % of the width, the bars after them
+        label_w = min(max(fm.horizontalAdvance(words[0]) for _key, words in EXIT_REASONS) + 8, w * 0.6)
         top = max(counts.values(), default=0) or 1
         for i, (key, words) in enumerate(EXIT_REASONS):
             ry = y + 22 + i * row_h
