@@ -12,7 +12,7 @@ rates, Jain's index) take plain numbers or numpy arrays alike, with the same ari
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -323,11 +323,15 @@ RUN_HEADLINES: tuple[Headline, ...] = (
 KERNEL_THREADS = ("ksoftirqd/",)  # the names of the kernel's own threads (model.simulation spawns them)
 
 
+def story_threads_first(names: Iterable[str]) -> list[str]:
+    """Thread names in the order a reader wants them: the scenario's own threads, then the kernel's
+    (ksoftirqd/N: made first, so first in tid order, yet rarely the story)."""
+    return sorted(names, key=lambda name: name.startswith(KERNEL_THREADS))
+
+
 def headlines(summary: Mapping[str, Any]) -> list[Headline]:
-    """The headline metrics a run has: the fixed ones it reports, then each thread's CPU share, the
-    scenario's own threads before the kernel's (ksoftirqd/N, made first, rarely the story)."""
+    """The headline metrics a run has: the fixed ones it reports, then each thread's CPU share."""
     out = [h for h in RUN_HEADLINES if h.value(summary) is not None]
-    names = sorted(summary.get("threads", {}), key=lambda name: name.startswith(KERNEL_THREADS))
-    for name in names:
+    for name in story_threads_first(summary.get("threads", {})):
         out.append(Headline(f"threads.{name}.share", f"{name} CPU", "%", scale=100.0))
     return out

@@ -60,6 +60,14 @@ def test_run_json_for_the_qdisc_story(capsys: pytest.CaptureFixture[str]) -> Non
     assert q["runs"] > 0
 
 
+def test_run_lists_the_scenarios_threads_before_the_kernels(capsys: pytest.CaptureFixture[str]) -> None:
+    # ksoftirqd/0..3 have the first tids (the kernel made them first) but are rarely the story.
+    code, out, _ = run(capsys, "run", "qdisc-fairness-2011", "--duration", "0.01")
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines() if re.match(r"  (sender|ksoftirqd)", line)]
+    assert names == [f"sender.{i}" for i in range(4)] + [f"ksoftirqd/{i}" for i in range(4)], names
+
+
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from model.metrics import story_threads_first
+
 
 def print_human(s: dict[str, Any]) -> None:
     print(f"{s['scenario']}  seed {s['seed']}  {s['duration_s']:.3f} s simulated in {s['sim']['wall_s']} s")
     print(f"  bandwidth        {s['bandwidth_mbps']:.1f} Mbit/s")
     print(f"  context switches {s['system_context_switches_per_s']:.0f}/s (system-wide)")
-    for name, t in s["threads"].items():
+    for name in story_threads_first(s["threads"]):
+        t = s["threads"][name]
         print(
             f"  {name:18s} cpu {t['share'] * 100:5.1f} %  yields {t['yields']:>10d}  switches {t['switches']}"
         )
