@@ -648,3 +648,28 @@ def test_the_counters_and_the_exit_reasons_have_shorter_forms_for_a_narrow_panel
     assert len(set(forms)) == 3
     for _key, words in qp.EXIT_REASONS:
         assert len(words) >= 2 and [len(w) for w in words] == sorted((len(w) for w in words), reverse=True)
+
+
+def test_two_labels_on_a_line_shorten_together_before_either_is_cut(qapp) -> None:
+    # At 1280x720 a band's line read "281.0k dr…  sent 160.4 k": each label had a shorter form, but
+    # the right one took its longest first. The pair now steps down together.
+    from gui.draw import palette
+    from gui.draw.qdisc_style import PAIR_GAP, pair_words, qdisc_fonts
+
+    fonts = qdisc_fonts()
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    p = QPainter(image)
+    left = (("281.0 k dropped", "281.0k drops", "281k drops"), "text", palette.TEXT)
+    right = (("sent 160.4 k", "sent 160.4k", "sent 160k"), "text", palette.TEXT)
+
+    def width(words: str) -> int:
+        p.setFont(fonts["text"])
+        return p.fontMetrics().horizontalAdvance(words)
+
+    full = width("281.0 k dropped") + PAIR_GAP + width("sent 160.4 k")
+    assert pair_words(p, fonts, full, left, right)[:2] == ("281.0 k dropped", "sent 160.4 k")
+    assert pair_words(p, fonts, full - 1, left, right)[:2] == ("281.0k drops", "sent 160.4k")
+    tightest = width("281k drops") + PAIR_GAP + width("sent 160k")
+    assert pair_words(p, fonts, tightest, left, right)[:2] == ("281k drops", "sent 160k")
+    assert pair_words(p, fonts, tightest - 30, left, right)[:2] == ("281k drops", "sent 160k")  # then cut
+    p.end()

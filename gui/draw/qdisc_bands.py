@@ -10,6 +10,7 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
 
 from gui.draw import palette
+from gui.draw.formats import short_count
 from gui.draw.qdisc_geometry import Box, QdiscLayout, fifo_blocks, fifo_runs, fmt_count, packets_per_block
 from gui.draw.qdisc_style import GOLD, Fonts, draw_pair, draw_text
 from model.snapshot import BandView, QdiscView
@@ -76,10 +77,17 @@ def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
     if has_counts:
         drop_color = palette.VERMILLION.darker(130) if band.dropped else palette.TEXT
         below = QRectF(x, bar.bottom() + 1, w, COUNTS_H)
-        n = fmt_count(band.dropped)
-        tight = n.replace(" ", "")  # "71.5k": words rather than "71.5 k dro…" in a narrow band
-        dropped = ((f"{n} dropped", f"{tight} dropped", f"{tight} drops"), "text", drop_color)
-        draw_pair(p, fonts, below, dropped, (f"sent {fmt_count(band.sent)}", "text", palette.TEXT))
+        # Tighter forms for a narrow band, rather than "281.0 k dro…": "281.0k", then "281k".
+        d, s, tight = fmt_count(band.dropped), fmt_count(band.sent), short_count(band.dropped)
+        drops = (
+            f"{d} dropped",
+            f"{d.replace(' ', '')} dropped",
+            f"{d.replace(' ', '')} drops",
+            f"{tight} drops",
+        )
+        sends = (f"sent {s}", f"sent {s}", f"sent {s.replace(' ', '')}", f"sent {short_count(band.sent)}")
+        dropped, sent = (drops, "text", drop_color), (sends, "text", palette.TEXT)
+        draw_pair(p, fonts, below, dropped, sent)
 
 
 def draw_fifo(p: QPainter, fonts: Fonts, bar: QRectF, band: BandView) -> None:

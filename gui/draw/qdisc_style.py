@@ -14,6 +14,7 @@ from gui.draw import palette
 Fonts = dict[str, QFont]  # "text", "bold", "title", "mono", "big"
 Words = str | tuple[str, ...]  # one wording, or several from the longest to the shortest
 Label = tuple[Words, str, QColor]  # words, font name, colour
+PAIR_GAP = 10  # px between the two labels of a pair
 GOLD = QColor("#F0C419")
 
 
@@ -53,16 +54,35 @@ def draw_text(p: QPainter, rect: QRectF, flags: Qt.AlignmentFlag, text: Words) -
 
 
 def draw_pair(p: QPainter, fonts: Fonts, rect: QRectF, left: Label, right: Label) -> None:
-    """Two labels on one line: ``right`` in full at the right, ``left`` elided into what is left."""
-    p.setFont(fonts[right[1]])
-    right_words = fitted_words(p, right[0], rect.width())
-    right_w = p.fontMetrics().horizontalAdvance(right_words)
+    """Two labels on one line, ``right`` at the right and ``left`` at the left: the first of their
+    wordings, taken level by level (both long, then both shorter…), that fit together; failing that,
+    the shortest ones, the left elided into what is left."""
+    left_words, right_words, right_w = pair_words(p, fonts, rect.width(), left, right)
     p.setPen(right[2])
     draw_text(p, rect, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, right_words)
     p.setFont(fonts[left[1]])
     p.setPen(left[2])
-    room = QRectF(rect.x(), rect.y(), max(rect.width() - right_w - 10, 0.0), rect.height())
-    draw_text(p, room, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left[0])
+    room = QRectF(rect.x(), rect.y(), max(rect.width() - right_w - PAIR_GAP, 0.0), rect.height())
+    draw_text(p, room, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, left_words)
+
+
+def pair_words(p: QPainter, fonts: Fonts, width: float, left: Label, right: Label) -> tuple[str, str, float]:
+    """``draw_pair``'s choice: (left words, right words, the right's width), the painter left in the
+    right label's font."""
+    levels = max(len(_options(left[0])), len(_options(right[0])))
+    lefts, rights = _options(left[0], levels), _options(right[0], levels)
+    p.setFont(fonts[left[1]])
+    left_w = [p.fontMetrics().horizontalAdvance(w) for w in lefts]
+    p.setFont(fonts[right[1]])
+    right_w = [p.fontMetrics().horizontalAdvance(w) for w in rights]
+    k = next((k for k in range(levels) if left_w[k] + PAIR_GAP + right_w[k] <= width), levels - 1)
+    return lefts[k], rights[k], right_w[k]
+
+
+def _options(text: Words, levels: int = 0) -> tuple[str, ...]:
+    """A label's wordings, the last repeated to make ``levels`` of them."""
+    options = (text,) if isinstance(text, str) else text
+    return options + options[-1:] * (levels - len(options))
 
 
 def draw_label(
