@@ -834,3 +834,27 @@ def test_a_framed_graph_is_framed_round_the_more_button_it_meets(make_window, qt
     top_left = chooser.mapTo(w.centralWidget(), chooser.rect().topLeft())
     button = QRectF(chooser.rect()).translated(top_left.x(), top_left.y())
     assert framed.contains(button), (framed, button)
+
+
+def test_the_settings_words_follow_their_column_and_not_its_least_width(qtbot) -> None:
+    # The settings broke their words at 205 px in a column of 330: "sched_compat_yield =" / "1" /
+    # "(a yield goes to the" / "back)". They now follow the width the column has, and the column's
+    # least width stays what the standard line width needs, so that it can narrow again.
+    from gui.panels.controls import ControlsPanel
+
+    panel = ControlsPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    least = panel.minimumSizeHint().width()
+    check = panel.checks["sched.compat_yield"]
+    panel.resize(least, 900)
+    narrow_lines = check.text().count("\n") + 1
+    panel.resize(least + 160, 900)
+    wide_lines = check.text().count("\n") + 1
+    assert wide_lines < narrow_lines, (narrow_lines, check.text())
+    assert check.text().splitlines()[0] == "sched_compat_yield = 1"
+    assert panel.minimumSizeHint().width() == least
+    panel.resize(least, 900)
+    assert check.text().count("\n") + 1 == narrow_lines
+    assert max(w.sizeHint().width() for w in panel.findChildren(QWidget) if w.isVisibleTo(panel)) <= least

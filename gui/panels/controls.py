@@ -16,13 +16,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
     QFormLayout,
     QLabel,
+    QLayout,
     QRadioButton,
     QSpinBox,
     QVBoxLayout,
@@ -145,11 +147,16 @@ class ControlsPanel(QWidget):
         self._scenario: Scenario | None = None
         column = QVBoxLayout(self)
         column.setContentsMargins(4, 4, 4, 4)
+        # The panel's least width is its words broken at the standard line width (minimumSizeHint), not
+        # whatever width they are broken at now: they follow the column (resizeEvent).
+        column.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         column.addWidget(self._story_box())
         column.addWidget(self._sched_box())
         column.addWidget(self._iperf_box())
         column.addWidget(self._net_box())
         column.addStretch(1)
+        self._line_px = self._base_line_px()
+        self._least_w = super().minimumSizeHint().width()
 
     # ---- building ---------------------------------------------------------------------------
 
@@ -335,11 +342,34 @@ class ControlsPanel(QWidget):
     def apply_theme(self) -> None:
         """Break the controls' words into lines again for the text size now."""
         rescale_fonts(self)
-        width = round(LINE_PX * theme.current().font_factor)
+        self._wrap_at(self._base_line_px())
+        self._least_w = super().minimumSizeHint().width()
+        self._follow_width(self.width())
+
+    @staticmethod
+    def _base_line_px() -> int:
+        return round(LINE_PX * theme.current().font_factor)
+
+    def _wrap_at(self, line_px: int) -> None:
+        self._line_px = line_px
         for w in self.findChildren(QWidget):
             words = w.property(WORDS)
             if isinstance(words, str) and isinstance(w, QRadioButton | QCheckBox):
-                w.setText(wrapped(words, w, width))
+                w.setText(wrapped(words, w, line_px))
+
+    def _follow_width(self, width: int) -> None:
+        """Break the words to the width the panel has (its column may be wider than the least)."""
+        base = self._base_line_px()
+        line = max(base, width - (self._least_w - base))
+        if abs(line - self._line_px) >= 4:
+            self._wrap_at(line)
+
+    def minimumSizeHint(self) -> QSize:  # Qt override
+        return QSize(self._least_w, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._follow_width(event.size().width())
 
     def box_of(self, key: str) -> QWidget | None:
         """The widget of the control for ``key`` (a lesson highlights it)."""
