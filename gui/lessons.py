@@ -5,8 +5,9 @@ a playback speed, run for or to a simulated time or until an event (a yield land
 changes hands), then pause; it highlights panels, graphs or settings, and narrates (with the seed
 mails' quotes). What a step claims about what the model shows is written beside it as checks on
 measurements, each a figure of ``model.metrics.interval_figures`` over the step (from where its
-settings took effect to where it paused), or a fact of its trace (where the yields landed, why
-dequeuers stopped). Checks compare measurements with each other (orderings, ratios between settings),
+settings took effect to where it paused), or a fact of its trace (where the yields landed, whether
+the yield it stopped at kept the CPU, whether a task's wakeups ran it at once, why dequeuers
+stopped). Checks compare measurements with each other (orderings, ratios between settings),
 never with a figure from the seeds: ``run_headless`` executes a lesson against the model, without a
 window, and evaluates every check (tests/test_lessons.py; ``python -m gui.lessons`` prints them).
 This module holds no Qt; the window's driver is ``gui.lesson_driver``.
@@ -62,7 +63,8 @@ class Check:
     op: str = ""  # compare: one of OPS
     right: str = ""  # compare: a measurement name
     factor: float = 1.0  # compare: left op right × factor ("within": |left/right - 1| <= factor)
-    value: str = ""  # landing, exit reasons: the expected code; top_cpus: CPUs, comma-separated
+    value: str = ""  # landing, exit reasons: the expected code; top_cpus: CPUs, comma-separated;
+    # wake_runs: the task's name
 
 
 @dataclass(frozen=True, slots=True)
