@@ -36,6 +36,9 @@ outputs on both sides; no seed figure is an expected value here. Claim (where it
   system-wide a couple of switches a second, every one to or from the reporter (2009 watch 2 and 4;
   README 2009 switches column)
   -> ``test_2009_reporter_wakes_once_a_second_and_makes_every_switch``
+- under CFS 2.6.24 the server's stint runs far past its slice while its own work is ~1 % of the
+  CPU: the interrupts are charged to it, and no slice ends a task alone (2009 watch 2)
+  -> ``test_2009_cfs_charges_the_server_the_interrupts_and_no_slice_ends_it``
 - about half the gigabit link, the same under CFS and BFS (2009 watch 3; README 2009 ``bfs``)
   -> ``test_2009_same_bandwidth_under_cfs_and_bfs``
 - Ingo's reporter (10 ms sleeps): about 150 switches a second, well below 1000, the same bandwidth
@@ -239,6 +242,18 @@ def test_2009_cpu_is_hardirq_with_the_server_in_the_gaps() -> None:
     cpu = s["cpus"][0]
     assert cpu["busy"] == pytest.approx(1.0) and cpu["hardirq"] > 0.9 and cpu["softirq"] < 0.1
     assert share(s, "iperf-server") < 0.05 and cpu["user"] < 0.05
+
+
+def test_2009_cfs_charges_the_server_the_interrupts_and_no_slice_ends_it() -> None:
+    # 2009 watch 2: the box says the server ran hundreds of ms of a 20 ms slice, its own work ~1 %.
+    sim = Simulation(load_scenario("bfs-saturated-2009"), trace="off")
+    snap = sim.advance(NSEC_PER_SEC // 2)
+    (entry,) = snap.runqueues[0].entries  # alone on its run queue
+    server = next(t for t in snap.tasks if t.name == "iperf-server")
+    assert entry.tid == server.tid and entry.running
+    assert entry.ran_ns > 10 * entry.slice_ns  # no slice ended it
+    assert entry.ran_ns > 20 * server.exec_ns  # the stint counts the interrupts' time
+    assert server.exec_ns < 0.05 * snap.t_ns
 
 
 def test_2009_reporter_wakes_once_a_second_and_makes_every_switch() -> None:
