@@ -172,6 +172,7 @@ class TimeControls(QWidget):
             r = QRadioButton(name)
             styled_font(r, LABEL_PT)
             r.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            r.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)  # the slider takes the room
             r.setToolTip(f"speed: {speed_label(value)} ({SPEED_KEYS[name]})")
             r.clicked.connect(lambda _=False, v=value: self.speed_requested.emit(v))
             self._radio_group.addButton(r)
