@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, QPointF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
@@ -673,3 +673,17 @@ def test_two_labels_on_a_line_shorten_together_before_either_is_cut(qapp) -> Non
     assert pair_words(p, fonts, tightest, left, right)[:2] == ("281k drops", "sent 160k")
     assert pair_words(p, fonts, tightest - 30, left, right)[:2] == ("281k drops", "sent 160k")  # then cut
     p.end()
+
+
+def test_the_all_on_one_cpu_label_sits_under_its_line_where_no_data_can_be(graphs: GraphsPanel) -> None:
+    # Jain's index of n CPUs' dequeues is never below 1/n, the dotted line: its label, above the line,
+    # sat on the data line whenever the skew was worst. Under the line nothing can cover it.
+    sim = Simulation(load_scenario("qdisc-fairness-2011"), sample_ns=1_000_000)
+    graphs.resize(500, 700)
+    graphs.render(sim.advance(40_000_000))
+    graphs.flush()
+    floor = graphs._fair_floor
+    view = graphs.plots["fairness"].getViewBox()
+    line_y = view.mapViewToScene(QPointF(0.0, floor.value())).y()
+    label = floor.label.mapRectToScene(floor.label.boundingRect())
+    assert floor.value() == pytest.approx(0.25) and label.top() >= line_y - 1, (label, line_y)

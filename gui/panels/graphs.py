@@ -110,7 +110,8 @@ class GraphsPanel(SnapshotPanel):
             angle=0,
             pen=pg.mkPen(palette.TEXT, width=1, style=Qt.PenStyle.DotLine),
             label="all on one CPU",
-            labelOpts={"position": 0.02, "color": palette.TEXT, "anchors": [(0, 1), (0, 1)]},
+            # Under the line: Jain is never below 1/n, so the label never covers the data.
+            labelOpts={"position": 0.02, "color": palette.TEXT, "anchors": [(0, 0), (0, 0)]},
         )
         self._fair_floor.label.setFont(panel_font(11))
         self.plots["fairness"].addItem(self._fair_floor, ignoreBounds=True)
