@@ -257,7 +257,11 @@ def fake_builder(tmp_path: Path, outcome: str) -> Path:
         f'  *setup.py*) [ {outcome} = fail ] && {{ echo "error: model/a.py:1: bad" >&2; exit 1; }}\n'
         f"    [ {outcome} = kept ] && exit 0\n"
         f'    for py in $(compiled_sources); do : >"${{py%.py}}{EXT}"; done; : >"{GROUP}"\n'
-        f'    [ {outcome} = edit ] && echo "# saved during the build" >>model/a.py; exit 0 ;;\n'
+        # The edit comes a moment into the build, as it would in a real one (minutes): file times come
+        # from the kernel's coarse clock (a few ms a tick), the build's start from a fine one, so an
+        # edit in the build's first tick would carry a time before its start.
+        f"    [ {outcome} = edit ] && {{ sleep 0.05; echo '# saved during the build' >>model/a.py; }}\n"
+        "    exit 0 ;;\n"
         f'  *) printf "%s\\n" sh "{include}" 3.11 ;;\n'
         "esac\n"
     )
