@@ -201,10 +201,9 @@ class MainWindow(QMainWindow):
             self.frame.show_qdisc_tab(shape[1])
             self.cpu_lanes.render(snap)  # its lane count decides the stage's split
             self.frame.rearrange()
-        before = self._last_snapshot
-        if before is None or len(before.tasks) != len(snap.tasks):  # a new run, or a task forked
-            palette.colour_tasks((t.tid, t.role) for t in snap.tasks)
         last, self._last_snapshot = self._last_snapshot, snap
+        if last is None or len(last.tasks) != len(snap.tasks):  # a new run, or a task forked
+            palette.colour_tasks((t.tid, t.role) for t in snap.tasks)
         if last is None or snap.settings is not last.settings:  # settings flow down, when they change
             self._show_settings(snap)
         for panel in self.panels.values():

@@ -320,13 +320,14 @@ RUN_HEADLINES: tuple[Headline, ...] = (
     Headline("fairness_jain", "Jain", "", digits=2, arrow=True),
     Headline("system_context_switches_per_s", "context switches (system)", "/s", digits=0),
 )
-KERNEL_THREADS = ("ksoftirqd/",)  # the names of the kernel's own threads (model.simulation spawns them)
+# The kernel's own threads, by role; each is named ROLE/CPU (model.simulation spawns them).
+KERNEL_ROLES = frozenset({"ksoftirqd"})
 
 
 def story_threads_first(names: Iterable[str]) -> list[str]:
     """Thread names in the order a reader wants them: the scenario's own threads, then the kernel's
     (ksoftirqd/N: made first, so first in tid order, yet rarely the story)."""
-    return sorted(names, key=lambda name: name.startswith(KERNEL_THREADS))
+    return sorted(names, key=lambda name: name.partition("/")[0] in KERNEL_ROLES)
 
 
 def headlines(summary: Mapping[str, Any]) -> list[Headline]:

@@ -37,14 +37,22 @@ def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]
 CROSSING_COST = 120.0  # a leader line through a task's box or a text: worse than three rows further
 
 
-def _leader_crosses(label: QRectF, ring: QRectF, taken: Sequence[QRectF]) -> bool:
-    """Whether the leader line a label above or below its ring gets (centre to centre, edge to edge,
-    as the panel draws it) runs through one of ``taken``."""
+def leader_line(label: QRectF, ring: QRectF) -> tuple[QPointF, QPointF] | None:
+    """The line that joins a label above or below its ring to the ring, centre to centre and edge to
+    edge; None for a label beside it."""
     if label.bottom() >= ring.top() and label.top() <= ring.bottom():
-        return False  # beside the ring: no leader
+        return None
     above = label.bottom() < ring.top()
     a = QPointF(label.center().x(), label.bottom() if above else label.top())
-    b = QPointF(ring.center().x(), ring.top() if above else ring.bottom())
+    return a, QPointF(ring.center().x(), ring.top() if above else ring.bottom())
+
+
+def _leader_crosses(label: QRectF, ring: QRectF, taken: Sequence[QRectF]) -> bool:
+    """Whether the label's leader line (``leader_line``) runs through one of ``taken``."""
+    line = leader_line(label, ring)
+    if line is None:
+        return False
+    a, b = line
     points = [a + (b - a) * (k / 16) for k in range(1, 16)]
     return any(t.contains(pt) for t in taken for pt in points)
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
+from model.metrics import KERNEL_ROLES
+
 # Okabe & Ito (2008), "Color Universal Design".
 ORANGE = QColor("#E69F00")
 SKY_BLUE = QColor("#56B4E9")
@@ -60,8 +62,6 @@ def text_on(color: QColor) -> QColor:
     return TEXT if lum > 140 else BACKGROUND
 
 
-# The kernel's own threads, coloured after the run's tasks (``colour_tasks``).
-KERNEL_ROLES = frozenset({"ksoftirqd"})
 _slots: dict[int, int] = {}  # tid -> the task's place in the colour sequence, for the run on show
 
 

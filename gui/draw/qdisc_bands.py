@@ -11,7 +11,15 @@ from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPolygonF
 
 from gui.draw import palette
 from gui.draw.formats import short_count
-from gui.draw.qdisc_geometry import Box, QdiscLayout, fifo_blocks, fifo_runs, fmt_count, packets_per_block
+from gui.draw.qdisc_geometry import (
+    Box,
+    QdiscLayout,
+    fifo_blocks,
+    fifo_runs,
+    fmt_count,
+    fmt_count_tight,
+    packets_per_block,
+)
 from gui.draw.qdisc_style import GOLD, Fonts, draw_pair, draw_text
 from model.snapshot import BandView, QdiscView
 
@@ -78,14 +86,15 @@ def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
         drop_color = palette.VERMILLION.darker(130) if band.dropped else palette.TEXT
         below = QRectF(x, bar.bottom() + 1, w, COUNTS_H)
         # Tighter forms for a narrow band, rather than "281.0 k dro…": "281.0k", then "281k".
-        d, s, tight = fmt_count(band.dropped), fmt_count(band.sent), short_count(band.dropped)
-        drops = (
-            f"{d} dropped",
-            f"{d.replace(' ', '')} dropped",
-            f"{d.replace(' ', '')} drops",
-            f"{tight} drops",
+        d, s, dt = fmt_count(band.dropped), fmt_count(band.sent), fmt_count_tight(band.dropped)
+        drops = (f"{d} dropped", f"{dt} dropped", f"{dt} drops", f"{short_count(band.dropped)} drops")
+        # level by level beside the drops: the sent count tightens one step later
+        sends = (
+            f"sent {s}",
+            f"sent {s}",
+            f"sent {fmt_count_tight(band.sent)}",
+            f"sent {short_count(band.sent)}",
         )
-        sends = (f"sent {s}", f"sent {s}", f"sent {s.replace(' ', '')}", f"sent {short_count(band.sent)}")
         dropped, sent = (drops, "text", drop_color), (sends, "text", palette.TEXT)
         draw_pair(p, fonts, below, dropped, sent)
 

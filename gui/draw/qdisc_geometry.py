@@ -24,6 +24,11 @@ def fmt_count(n: int) -> str:
     return f"{n / 1e6:.1f} M"
 
 
+def fmt_count_tight(n: int) -> str:
+    """``fmt_count`` without the space before its unit ("43.1k"), for a narrow place."""
+    return fmt_count(n).replace(" ", "")
+
+
 def exit_rule_words(rule: str, weight_p: int) -> tuple[str, ...]:
     """The exit rule in force, in wordings from the longest to the shortest (a narrow panel's header)."""
     if rule == "time":

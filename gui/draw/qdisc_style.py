@@ -41,7 +41,7 @@ def fitted_words(p: QPainter, text: Words, width: float) -> str:
     """The first wording of ``text`` that fits ``width`` in the painter's font in full, else the last
     elided with "…" (small panels stay tidy: "holds busylock" becomes "busylock", not "holds busy…")."""
     fm = p.fontMetrics()
-    options = (text,) if isinstance(text, str) else text
+    options = _options(text)
     for option in options:
         if fm.horizontalAdvance(option) <= width:
             return option

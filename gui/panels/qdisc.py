@@ -33,6 +33,7 @@ from gui.draw.qdisc_geometry import (
     ease_toward,
     exit_rule_words,
     fmt_count,
+    fmt_count_tight,
     qdisc_layout,
     token_target,
 )
@@ -68,15 +69,15 @@ def _counter_row(name: str, sent: int, dropped: int, backlog: int, form: int) ->
         return f"{name:6s} sent {s:>7s}  dropped {d:>7s}  backlog {backlog}p"
     if form == 1:
         return f"{name:6s} sent {s:>7s}  dropped {d:>7s}"
-    return f"{name:6s} sent {s.replace(' ', ''):>6s} drop {d.replace(' ', ''):>6s}"
+    return f"{name:6s} sent {fmt_count_tight(sent):>6s} drop {fmt_count_tight(dropped):>6s}"
 
 
-def _wordings(line: str, count: str, i: int) -> Words:
+def _wordings(line: str, dequeued: int, i: int) -> Words:
     """A CPU box's line, with the shorter wordings it may take in a narrow box."""
     if line in ROLE_SHORT:
         return line, ROLE_SHORT[line]
     if i == COUNT_LINE:
-        tight = count.replace(" ", "")
+        tight = fmt_count_tight(dequeued)
         return line, f"{tight} dequeued", f"{tight} deq."
     return line
 
@@ -242,8 +243,8 @@ class QdiscPanel(HoverTipsPanel):
             )
         strip, token = (14.0, 22.0) if rect.width() < 150 else (28.0, 38.0)
         text = rect.adjusted(strip, 0, -token, 0)
-        count_words = fmt_count(q.per_cpu_dequeued[cpu])
-        lines = [f"cpu{cpu} · {headline}", detail, f"{count_words} dequeued"]
+        dequeued = q.per_cpu_dequeued[cpu]
+        lines = [f"cpu{cpu} · {headline}", detail, f"{fmt_count(dequeued)} dequeued"]
         bold = font_metrics(self._fonts["bold"])
         font_h = bold.height()
         if bold.horizontalAdvance(lines[0]) > text.width():  # narrow: name and role apart
@@ -261,7 +262,7 @@ class QdiscPanel(HoverTipsPanel):
             spinning = role == "spinning" and headline_row
             p.setPen(palette.VERMILLION.darker(130) if spinning else palette.TEXT)
             row = QRectF(text.x(), y0 + i * line_h, text.width(), line_h)
-            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, _wordings(line, count_words, i))
+            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, _wordings(line, dequeued, i))
 
     def _draw_locks(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom (or side

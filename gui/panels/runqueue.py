@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration
-from gui.draw.landing import arrow_control, free_spot
+from gui.draw.landing import arrow_control, free_spot, leader_line
 from gui.draw.lane_brushes import code_brush
 from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
@@ -328,16 +328,12 @@ class RunqueuePanel(HoverTipsPanel):
         alpha, lab = self.landing_alpha(ld), ld.label_rect
         if alpha <= 0 or ld.to_rect is None or lab is None:
             return
-        to = ld.to_rect.adjusted(-5, -5, 5, 5)
-        if lab.bottom() < to.top() or lab.top() > to.bottom():
+        line = leader_line(lab, ld.to_rect.adjusted(-5, -5, 5, 5))
+        if line is not None:
             ink = QColor(palette.TEXT)
             ink.setAlphaF(alpha)
-            above = lab.bottom() < to.top()
             p.setPen(QPen(ink, 1))
-            p.drawLine(
-                QPointF(lab.center().x(), lab.bottom() if above else lab.top()),
-                QPointF(to.center().x(), to.top() if above else to.bottom()),
-            )
+            p.drawLine(*line)
 
     def _place_labels(self, landings: list[Landing]) -> None:
         """Put each new landing's label beside its ring, on the nearest spot that hides no chip or text."""
