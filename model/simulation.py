@@ -1,4 +1,5 @@
-"""The facade the CLI and the GUI use: build a machine from a scenario, advance it, apply live commands.
+"""The facade the CLI and the GUI use: build a machine from a scenario (its workloads: ``model.assembly``),
+advance it, apply live commands.
 
 ``Simulation(scenario, seed).advance(dt_ns) -> Snapshot``, carrying the trace records since the
 previous advance (``drain_events``); ``snapshot()`` is the state now and changes nothing. Same scenario
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from model.actions import Program
+from model.assembly import assemble
 from model.copyable import mypyc_attr
 from model.events import PRIO_SAMPLE
 from model.fork import Parked, fork_state, park, unpark
@@ -28,26 +29,18 @@ from model.machine import Machine
 from model.machine.trace import TraceLog
 from model.metrics import Series, bandwidth_mbps, seconds
 from model.net.qdisc import Qdisc
-from model.net.qdiscs import make_qdisc
-from model.net.rx import NicRx, RxConfig, RxSocket
-from model.net.sockets import udp_truesize
-from model.net.tcp import LinkConfig, LinkDevice, TcpSendSocket
-from model.net.txconfig import EXIT_RULES, TxConfig, TxCosts
+from model.net.rx import NicRx, RxSocket
+from model.net.tcp import TcpSendSocket
+from model.net.txconfig import EXIT_RULES
 from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
-from model.net.wire import frame_ns
 from model.observe import AttrProbe, IrqProbe, ItemProbe, SwitchesProbe, cpu_views, task_views
-from model.scenario import Scenario, ScenarioError, check_consistent
-from model.scenario_sections import TaskSpec
+from model.scenario import Scenario, ScenarioError
 from model.sched import POLICIES, TUNABLES
-from model.sched.base import NSEC_PER_SEC
 from model.snapshot import CommandRecord, CpuView, SeriesLayout, Snapshot, TaskView, TraceRecord, Value
 from model.stops import StopRule, run_until_stop
 from model.summary import machine_summary, qdisc_summary, rx_summary
-from model.task import Task
-from model.workloads.generic import spawn_tasks
-from model.workloads.iperf import Iperf, IperfServer
-from model.workloads.sender import ksoftirqd_program, sender_program
+from model.workloads.iperf import Iperf
 
 __all__ = ["LIVE_KEYS", "CpuView", "SetTunable", "Simulation", "Snapshot", "TaskView"]
 
@@ -93,116 +86,19 @@ class Simulation:
         self._settings: dict[str, Value] = scenario.settings()
         self._settings_view: Mapping[str, Value] = MappingProxyType(dict(self._settings))
         self.toggles: list[tuple[int, str, int | str]] = []
-        self.sockets: list[TcpSendSocket] = []
-        self.iperf: Iperf | None = None
-        self.rx_socket: RxSocket | None = None
-        self.nic_rx: NicRx | None = None
-        self.txpath: TxPath | None = None
-        self.qdisc: Qdisc | None = None
-        self._build_workloads()
+        built = assemble(scenario, self.machine, self.rng)
+        self.sockets: list[TcpSendSocket] = built.sockets
+        self.iperf: Iperf | None = built.iperf
+        self.rx_socket: RxSocket | None = built.rx_socket
+        self.nic_rx: NicRx | None = built.nic_rx
+        self.txpath: TxPath | None = built.txpath
+        self.qdisc: Qdisc | None = built.qdisc
         probes = self._probes()
         self.series = Series(probes, keep_rows=keep_rows)
         self.series_layout = self._series_layout(list(probes))
         self.sample_ns = sample_ns
         self._sample_gen = 0  # a retuned interval leaves the pending sample stale (lazy cancel)
         self.machine.q.push(sample_ns, PRIO_SAMPLE, self._on_sample, 0)
-
-    def _build_workloads(self) -> None:
-        sc, machine = self.scenario, self.machine
-        check_consistent(sc)  # a scenario built in code, not loaded, meets the same rules
-        if sc.iperf.enabled and sc.iperf.mode == "server":
-            net = sc.net
-            self.rx_socket = RxSocket(machine)
-            self.nic_rx = NicRx(
-                machine,
-                RxConfig(
-                    net.link_mbps,
-                    net.irq_cpus[0],
-                    net.udelay_us,
-                    net.irq_base_ns,
-                    net.rx_ring,
-                    net.napi_weight,
-                    net.netdev_budget,
-                    net.rx_pkt_ns,
-                    net.itr_per_s,
-                    net.rwnd_bytes,
-                    machine.tick_ns,
-                ),
-                self.rx_socket,
-            )
-            IperfServer(machine, self.rx_socket, self.nic_rx, sc.iperf)
-            self.nic_rx.start()
-        elif sc.iperf.enabled:
-            net = sc.net
-            link = LinkDevice(
-                machine,
-                LinkConfig(
-                    net.link_mbps,
-                    net.tx_irq_frames,
-                    net.tx_irq_ns,
-                    net.ack_softirq_ns_per_frame,
-                    net.irq_cpus[0],
-                ),
-            )
-            sock = TcpSendSocket(machine, net.sndbuf_bytes, link)
-            self.sockets.append(sock)
-            self.iperf = Iperf(machine, sock, sc.iperf)
-        self._build_txpath()
-        spawn_tasks(machine, sc.tasks, self._sender)
-
-    def _build_txpath(self) -> None:
-        sc = self.scenario
-        senders = [t for t in sc.tasks if t.kind == "sender"]
-        if not senders:
-            return
-        try:
-            self.qdisc = make_qdisc(sc.qdisc.kind, sc.qdisc.bands, sc.qdisc.priomap, sc.qdisc.limit)
-        except ValueError as exc:
-            raise ScenarioError(f"qdisc: {exc}") from None
-        self.txpath = TxPath(self.machine, self.qdisc, self._tx_config(), self.rng)
-        for cpu in range(sc.machine.cpus):
-            self.machine.spawn(f"ksoftirqd/{cpu}", ksoftirqd_program(self.txpath), 0, cpu, role="ksoftirqd")
-
-    def _tx_config(self) -> TxConfig:
-        sc = self.scenario
-        x, net, qd = sc.xmit, sc.net, sc.qdisc
-        costs = TxCosts(
-            user_ns=x.user_ns,
-            enq_ns=x.enq_ns,
-            deq_ns=x.deq_ns,
-            drv_ns=x.drv_ns,
-            dummy_ns=x.dummy_ns,
-            lock_ns=x.lock_ns,
-            tx_action_ns=x.tx_action_ns,
-            ttwu_ns=x.ttwu_ns,
-            irq_ns=x.irq_ns,
-            clean_ns=x.clean_ns,
-            user_jitter=x.user_jitter,
-            jitter=x.jitter,
-        )
-        return TxConfig(
-            costs=costs,
-            exit_rule=qd.exit_rule,
-            weight_p=qd.weight_p,
-            device=net.device,
-            per_cpu_rings=x.tx_queues == "per_cpu",
-            ring_size=x.tx_ring,
-            stop_free=x.tx_stop_free,
-            wake_free=x.tx_wake_free,
-            wire_ns=frame_ns(x.packet_bytes, net.link_mbps),
-            itr_ns=NSEC_PER_SEC // net.itr_per_s,
-            irq_cpus=net.irq_cpus,
-            sndbuf_bytes=x.sndbuf_bytes,
-            truesize=udp_truesize(x.packet_bytes),
-            spinlock=x.spinlock,
-            max_softirq_restart=x.softirq_restart,
-            orphan=x.orphan,
-            per_packet=qd.per_packet,
-        )
-
-    def _sender(self, spec: TaskSpec) -> Callable[[Task], Program]:
-        assert self.txpath is not None and self.qdisc is not None
-        return sender_program(self.txpath, self.qdisc.band_for_priority(spec.priority))
 
     def _probes(self) -> dict[str, Any]:
         probes: dict[str, Any] = {"acked_bytes": self.acked_bytes}

@@ -13,6 +13,7 @@ import pytest
 
 from model.sched.base import NSEC_PER_MSEC, NSEC_PER_SEC, SchedPolicy, nice_to_weight
 from model.sched.cfs_2623 import Cfs2623Policy
+from model.sched.cfs_2623_rq import niced_granularity
 from model.sched.cfs_2624 import Cfs2624Policy
 from model.snapshot import YieldOutcome
 from model.task import Task
@@ -278,7 +279,7 @@ def test_2623_niced_granularity_is_linear_in_weight(nice: int, expected: int) ->
     policy = Cfs2623Policy(ncpus=1, hz=HZ)
     task = Task(tid=1, name="t", nice=nice)
     policy.task_new(task, 0, 0)
-    assert policy._niced_granularity(task.se, 5 * MS) == expected
+    assert niced_granularity(task.se, 5 * MS) == expected
 
 
 def test_2624_niced_hogs_golden_schedule() -> None:

@@ -10,18 +10,18 @@ that ``sleeper_bonus`` tracks and the running task pays back. Keys change only w
 ``kernel/sched_fair.c`` of 2.6.23.17 (KERNEL.md §B.1, B.3, B.4). The sorted tree is ``timeline.Timeline``,
 shared with ``cfs_2624``.
 
-Nice levels come out far stronger than the design promised, faithfully: a nice-19 hog next to a
-nice-0 hog gets about one tick per 1.37 s of nice 0 (1/136, 1/341, 1/1365 of its CPU at HZ=100, 250,
-1000), not Documentation/sched-nice-design.txt's "HZ-independent 1.5%". Each turn debits nice 19 about
-a tick of wait_runtime, while a wait credits it at most 2*runtime_limit of fair clock times 15/1024
-(``_wait_credit``), so ``_limit`` pins it at -runtime_limit, and ``_fair_key`` scales that by 1024/15:
-its key lands 1365 ms of fair clock past everyone (tests/test_sched_cfs.py pins this).
+Nice levels come out far stronger than the design promised, faithfully: a nice-19 hog next to a nice-0
+hog gets about one tick per 1.37 s of nice 0 (1/136, 1/341, 1/1365 of its CPU at HZ=100, 250, 1000), not
+Documentation/sched-nice-design.txt's "HZ-independent 1.5%". Each turn debits nice 19 about a tick of
+wait_runtime, while a wait credits it at most 2*runtime_limit of fair clock times 15/1024
+(``_wait_credit``), so ``_limit`` pins it at -runtime_limit, and ``fair_key``
+(``model.sched.cfs_2623_rq``) scales that by 1024/15: its key lands 1365 ms of fair clock past everyone
+(tests/test_sched_cfs.py pins this).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Final
 
 from model.copyable import mypyc_attr
@@ -33,8 +33,16 @@ from model.sched.base import (
     nice_to_weight,
     select_cpu_per_rq,
 )
+from model.sched.cfs_2623_rq import (
+    CfsRq2623,
+    Se2623,
+    fair_key,
+    niced_granularity,
+    noop_run_bound,
+    se_of,
+    weighted,
+)
 from model.sched.registry import PolicyInfo, Tunable, landing_words
-from model.sched.timeline import Node, Timeline
 from model.snapshot import YIELD_ALONE, Cfs2623Entry, Cfs2623View, YieldOutcome
 from model.task import Task
 
@@ -63,38 +71,6 @@ def check_tunable(key: str, value: int) -> None:
         raise ValueError(f"{key} must be 0 or 1, got {value!r}")
 
 
-@dataclass(slots=True)
-class Se2623:
-    """2.6.23 ``struct sched_entity`` (the fields this model uses). ``None`` replaces the kernel's 0
-    sentinel for "not waiting" / "not sleeping"."""
-
-    weight: int
-    cpu: int
-    fair_key: int = 0
-    wait_runtime: int = 0
-    sum_exec_ns: int = 0
-    prev_sum_exec_ns: int = 0
-    exec_start_ns: int = 0
-    wait_start_fair: int | None = None
-    sleep_start_fair: int | None = None
-    node: Node | None = None  # position in the timeline while queued
-
-
-@dataclass(slots=True)
-class CfsRq2623:
-    fair_clock: int = 0
-    load: int = 0  # total weight of the queued tasks, current included
-    sleeper_bonus: int = 0
-    curr: Task | None = None
-    timeline: Timeline = field(default_factory=Timeline)
-
-
-def _se(task: Task) -> Se2623:
-    if not isinstance(task.se, Se2623):
-        raise TypeError(f"task {task.name} is not scheduled by cfs-2.6.23")
-    return task.se
-
-
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class Cfs2623Policy(SchedPolicy):
     name = "cfs-2.6.23"
@@ -120,32 +96,11 @@ class Cfs2623Policy(SchedPolicy):
             gran = max(gran // nr - gran // nr // nr, self.min_granularity_ns)
         return gran
 
-    def _niced_granularity(self, se: Se2623, gran: int) -> int:
-        # Linear in the weight either way; SIMPLIFICATION: exact division instead of inv_weight.
-        if se.weight == NICE_0_LOAD:
-            return gran
-        if se.weight < NICE_0_LOAD:
-            return se.weight * gran // NICE_0_LOAD
-        return gran * NICE_0_LOAD // se.weight
-
     def _limit(self, wait_runtime: int) -> int:
         # limit_wait_runtime(): niced tasks have the same +-runtime_limit history range. Comparisons,
         # not min()/max(): this runs at every charge.
         limit = self.runtime_limit_ns
         return -limit if wait_runtime < -limit else (limit if wait_runtime > limit else wait_runtime)
-
-    def _weighted(self, delta_fair: int, se: Se2623) -> int:
-        # calc_weighted(): fair-clock time converted to this task's share.
-        return delta_fair if se.weight == NICE_0_LOAD else delta_fair * se.weight // NICE_0_LOAD
-
-    def _fair_key(self, rq: CfsRq2623, se: Se2623) -> int:
-        # update_stats_enqueue(): key = fair_clock - wait_runtime, the wait scaled by 1024/weight
-        # for non-nice-0 tasks (magnitude truncated, as the kernel's shift does).
-        wait = se.wait_runtime
-        if se.weight != NICE_0_LOAD:
-            scaled = abs(wait) * NICE_0_LOAD // se.weight
-            wait = scaled if wait >= 0 else -scaled
-        return rq.fair_clock - wait
 
     def _charge(self, rq: CfsRq2623, se: Se2623, delta: int) -> tuple[int, int, int]:
         """__update_curr() for ``delta`` ns: (fair_clock advance, new wait_runtime, new sleeper_bonus).
@@ -180,7 +135,7 @@ class Cfs2623Policy(SchedPolicy):
     def _enqueue_entity(self, rq: CfsRq2623, task: Task, se: Se2623) -> None:
         if task is not rq.curr:
             se.wait_start_fair = rq.fair_clock  # update_stats_wait_start()
-        se.fair_key = self._fair_key(rq, se)
+        se.fair_key = fair_key(rq, se)
         se.node = rq.timeline.insert(task, se.fair_key)
         rq.load += se.weight
 
@@ -213,7 +168,7 @@ class Cfs2623Policy(SchedPolicy):
         if rq.sleeper_bonus > self.runtime_limit_ns:
             return
         before = se.wait_runtime
-        se.wait_runtime = self._limit(before + self._weighted(delta, se))
+        se.wait_runtime = self._limit(before + weighted(delta, se))
         rq.sleeper_bonus += se.wait_runtime - before
 
     def _check_preempt(self, rq: CfsRq2623, se: Se2623, curr: Se2623, gran: int) -> bool:
@@ -221,7 +176,7 @@ class Cfs2623Policy(SchedPolicy):
         ideal_runtime = max(self.latency_ns // len(rq.timeline), self.min_granularity_ns)
         if curr.sum_exec_ns - curr.prev_sum_exec_ns > ideal_runtime:
             gran = 0  # ran past its latency share: any key advantage preempts
-        return curr.fair_key - se.fair_key > self._niced_granularity(curr, gran)
+        return curr.fair_key - se.fair_key > niced_granularity(curr, gran)
 
     # ---- SchedPolicy -------------------------------------------------------------------------------
 
@@ -242,7 +197,7 @@ class Cfs2623Policy(SchedPolicy):
 
     def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         rq = self.rqs[cpu]
-        se = _se(task)
+        se = se_of(task)
         if se.cpu != cpu:
             # set_task_cpu(): carry the fair-clock stamps over to the new CPU's clock.
             offset = self.rqs[se.cpu].fair_clock - rq.fair_clock
@@ -256,7 +211,7 @@ class Cfs2623Policy(SchedPolicy):
 
     def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
         rq = self.rqs[cpu]
-        se = _se(task)
+        se = se_of(task)
         self.update_curr(cpu, now_ns)
         if task is not rq.curr:
             self._wait_end(rq, se)
@@ -308,19 +263,19 @@ class Cfs2623Policy(SchedPolicy):
         # entity_tick(): requeue the current task at its fresh key, then compare with the leftmost.
         rq = self.rqs[cpu]
         assert rq.curr is not None
-        curr, se = rq.curr, _se(rq.curr)
-        self._requeue(rq, curr, se, self._fair_key(rq, se))
+        curr, se = rq.curr, se_of(rq.curr)
+        self._requeue(rq, curr, se, fair_key(rq, se))
         nxt = rq.timeline.leftmost()
         if nxt is curr or nxt is None:
             return False
-        return self._check_preempt(rq, _se(nxt), se, self.sched_granularity(rq.timeline.size))
+        return self._check_preempt(rq, se_of(nxt), se, self.sched_granularity(rq.timeline.size))
 
     def check_preempt_wakeup(self, cpu: int, woken: Task, now_ns: int) -> bool:
         # check_preempt_curr_fair(): SCHED_OTHER wakeups use the wakeup granularity.
         rq = self.rqs[cpu]
         if rq.curr is None:
             return True
-        return self._check_preempt(rq, _se(woken), _se(rq.curr), self.wakeup_granularity_ns)
+        return self._check_preempt(rq, se_of(woken), se_of(rq.curr), self.wakeup_granularity_ns)
 
     def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         rq = self.rqs[cpu]
@@ -331,7 +286,7 @@ class Cfs2623Policy(SchedPolicy):
             return YIELD_ALONE
         if not self.compat_yield:
             # 2.6.23 yield_task_fair(): update_curr() (the machine's, just made: model.sched.base), then
-            # dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime (_requeue(_fair_key()),
+            # dequeue + enqueue, i.e. requeue at fair_clock - wait_runtime (_requeue(fair_key()),
             # inline on this hot path).
             wait = se.wait_runtime
             if se.weight != NICE_0_LOAD:
@@ -348,7 +303,7 @@ class Cfs2623Policy(SchedPolicy):
             return YieldOutcome("rightmost", "already_rightmost", noop=True, key_ns=se.fair_key)
         # compat: "minimally necessary key value to be last in the tree". Transient: the next
         # requeue (tick or enqueue) recomputes fair_clock - wait_runtime.
-        self._requeue(rq, curr, se, _se(rightmost).fair_key + 1)
+        self._requeue(rq, curr, se, se_of(rightmost).fair_key + 1)
         return YieldOutcome("rightmost", key_ns=se.fair_key) if describe else None
 
     def yield_noop_budget_ns(self, cpu: int, now_ns: int) -> int | None:
@@ -360,36 +315,11 @@ class Cfs2623Policy(SchedPolicy):
             return 0
         rival = rq.timeline.first_other(curr)
         assert rival is not None
-        se = _se(curr)
+        se = se_of(curr)
         # A yield re-picks the yielder while its requeued key stays below the rival's fixed key
         # (equal keys go to the right): headroom counted from the last charge (exec_start).
-        headroom = _se(rival).fair_key - 1 - self._fair_key(rq, se)
-        return max(self._noop_run_bound(rq, se, headroom) - (now_ns - se.exec_start_ns), 0)
-
-    def _noop_run_bound(self, rq: CfsRq2623, se: Se2623, headroom: int) -> int:
-        """Run time T for which the yielder's requeued key grows by at most ``headroom``.
-
-        Unclamped, the key grows at 1024/w per ns of running, plus the sleeper-bonus payback P
-        (at most min(bonus, T*w/W) of wait_runtime, scaled by 1024/w); the -limit clamp only slows
-        it. Nice 0 is exact: key += T + P, whatever the steps. Other weights: each update_curr()
-        with delta_fair >= 1 can round up by < 1024/w, and there are at most T*1024/W of those, so
-        the rate is bounded by (1024/w)(1 + 1024/W); plus 2 for the truncated scaled wait_runtime.
-        """
-        w, load = se.weight, rq.load
-        bonus = rq.sleeper_bonus if rq.sleeper_bonus > self.min_granularity_ns else 0
-        if w == NICE_0_LOAD:
-            if headroom < 0:
-                return 0
-            return headroom if not bonus else max(headroom * load // (load + w), headroom - bonus)
-        g = headroom - 2
-        if g < 0:
-            return 0
-        scale = NICE_0_LOAD * (load + NICE_0_LOAD)
-        if not bonus:
-            return g * w * load // scale
-        linear = g * w * load // (NICE_0_LOAD * (load + NICE_0_LOAD + w))
-        capped = (g * w * load - NICE_0_LOAD * bonus * load) // scale
-        return max(linear, capped, 0)
+        headroom = se_of(rival).fair_key - 1 - fair_key(rq, se)
+        return max(noop_run_bound(rq, se, headroom, self.min_granularity_ns) - (now_ns - se.exec_start_ns), 0)
 
     def set_tunable(self, key: str, value: int) -> None:
         check_tunable(key, value)
@@ -406,7 +336,7 @@ class Cfs2623Policy(SchedPolicy):
         rows: list[Cfs2623Entry] = []
         nxt = rq.timeline.leftmost()
         if curr is not None:
-            se = _se(curr)
+            se = se_of(curr)
             wait, delta = se.wait_runtime, now_ns - se.exec_start_ns
             if delta > 0 and rq.load:
                 delta_fair, wait, _ = self._charge(rq, se, delta)
@@ -414,7 +344,7 @@ class Cfs2623Policy(SchedPolicy):
             rows.append(Cfs2623Entry(curr.tid, True, curr is nxt, se.fair_key, wait))
         for task in rq.timeline.tasks():
             if task is not curr:
-                se = _se(task)
+                se = se_of(task)
                 wait = self._limit(se.wait_runtime + self._wait_credit(se, fair_clock))
                 rows.append(Cfs2623Entry(task.tid, False, task is nxt, se.fair_key, wait))
         return Cfs2623View(cpu, tuple(rows), fair_clock)

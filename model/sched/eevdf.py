@@ -8,6 +8,8 @@ request is served when vruntime reaches the deadline (``update_deadline``: new d
 sleeper keeps its lag and gets it back when it wakes (PLACE_LAG), so a task that slept while owed
 service preempts. ``sched_yield()`` forfeits the rest of the request (vruntime = deadline) if eligible;
 ``yield_forfeit = 0`` restores the 6.6-to-2025 yield, which only pushes the deadline one slice later.
+The queue's arithmetic (V, eligibility, placement, the pick) is ``model.sched.eevdf_rq``; this module
+holds the callbacks, the yield and the registry entry.
 # SIMPLIFICATION: one flat cfs_rq per CPU (no cgroups), no load balancing (``select_cpu_per_rq``), no
 # DELAY_DEQUEUE (6.12+ keeps a sleeper with negative lag queued until it is eligible again), no custom
 # slices (sched_attr) and so no PREEMPT_SHORT, and calc_delta_fair() divides exactly instead of the
@@ -17,7 +19,6 @@ service preempts. ``sched_yield()`` forfeits the rest of the request (vruntime =
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
 
 from model.copyable import mypyc_attr
@@ -28,6 +29,18 @@ from model.sched.base import (
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
+)
+from model.sched.eevdf_rq import (
+    CfsRq,
+    EevdfEntity,
+    advance_min_vruntime,
+    avg_vruntime,
+    calc_delta_fair,
+    eligible,
+    load,
+    pick_eevdf,
+    place_entity,
+    update_min_vruntime,
 )
 from model.sched.registry import PolicyInfo, Tunable, fmt_ms, landing_words
 from model.snapshot import YIELD_ALONE, EevdfEntry, EevdfView, YieldOutcome
@@ -64,67 +77,6 @@ RUN_TO_PARITY = Tunable(
 YIELD_INELIGIBLE = YieldOutcome("unchanged", "ineligible", noop=True)
 
 
-@dataclass(slots=True, eq=False)
-class EevdfEntity:
-    """The ``sched_entity`` fields this model keeps (``task.se``)."""
-
-    weight: int
-    vruntime: int = 0
-    deadline: int = 0
-    vlag: int = 0  # lag saved at dequeue (update_entity_lag) for place_entity at the next enqueue
-    vprot: int | None = None  # RUN_TO_PARITY: the deadline it was picked with (the kernel reuses se->vlag)
-
-
-class CfsRq:
-    """One CPU's ``cfs_rq``: the queued entities (the rbtree, here in insertion order) and ``curr``.
-
-    ``avg_vruntime`` and ``avg_load`` are the kernel's running sums over the queued entities (curr
-    excluded): Σ w·(vruntime - min_vruntime) and Σ w, kept as entities enter and leave the tree and
-    shifted when min_vruntime moves (``avg_vruntime_update()``), so V and eligibility cost O(1).
-    """
-
-    __slots__ = ("avg_load", "avg_vruntime", "curr", "exec_start_ns", "min_vruntime", "queued", "resched")
-
-    def __init__(self) -> None:
-        self.queued: list[Task] = []  # runnable and not current; FIFO among equal deadlines, as the tree
-        self.curr: Task | None = None
-        self.min_vruntime = 0  # monotonic floor: the key origin, and where a task lands on an empty queue
-        self.avg_vruntime = 0
-        self.avg_load = 0
-        self.exec_start_ns = 0
-        self.resched = False  # resched_curr() from update_deadline(), until the next pick
-
-    def add(self, task: Task) -> None:
-        """``__enqueue_entity()``, with ``avg_vruntime_add()``."""
-        se: EevdfEntity = task.se
-        self.queued.append(task)
-        self.avg_vruntime += se.weight * (se.vruntime - self.min_vruntime)
-        self.avg_load += se.weight
-
-    def remove(self, task: Task) -> None:
-        """``__dequeue_entity()``, with ``avg_vruntime_sub()``."""
-        se: EevdfEntity = task.se
-        self.queued.remove(task)
-        self.avg_vruntime -= se.weight * (se.vruntime - self.min_vruntime)
-        self.avg_load -= se.weight
-
-    def entities(self) -> list[Task]:
-        return self.queued if self.curr is None else [*self.queued, self.curr]
-
-
-def calc_delta_fair(delta_ns: int, se: EevdfEntity) -> int:
-    """``calc_delta_fair()``: real ns to virtual ns, ``delta * NICE_0_LOAD / weight``."""
-    return delta_ns if se.weight == NICE_0_LOAD else delta_ns * NICE_0_LOAD // se.weight
-
-
-def _div_s64(a: int, b: int) -> int:
-    return a // b if a >= 0 else -(-a // b)  # truncates toward zero, as div_s64()
-
-
-def _deadline(task: Task) -> int:
-    return int(task.se.deadline)
-
-
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
 class EevdfPolicy(SchedPolicy):
     """Linux 6.6+ EEVDF: eligible-earliest-deadline pick, lag-preserving placement, forfeiting yield."""
@@ -150,13 +102,13 @@ class EevdfPolicy(SchedPolicy):
         # task_fork_fair(): update_curr(), then place_entity(ENQUEUE_INITIAL) with no lag (__sched_fork).
         self.update_curr(cpu, now_ns)
         task.se = EevdfEntity(weight=nice_to_weight(task.nice))
-        self._place_entity(self._rqs[cpu], task.se, initial=True)
+        place_entity(self._rqs[cpu], task.se, self.base_slice_ns, initial=True)
         self._rqs[cpu].add(task)
 
     def enqueue(self, task: Task, cpu: int, now_ns: int, wakeup: bool, from_irq: bool = False) -> None:
         # enqueue_entity(): update_curr(), place_entity() from the saved lag, __enqueue_entity().
         self.update_curr(cpu, now_ns)
-        self._place_entity(self._rqs[cpu], task.se, initial=False)
+        place_entity(self._rqs[cpu], task.se, self.base_slice_ns, initial=False)
         self._rqs[cpu].add(task)
 
     def dequeue(self, task: Task, cpu: int, now_ns: int) -> None:
@@ -166,13 +118,13 @@ class EevdfPolicy(SchedPolicy):
         # update_entity_lag(): the lag while it still counts in V, clamped to ±calc_delta_fair(max(2 slices,
         # TICK_NSEC)) so a long run or wait cannot be carried over whole.
         limit = calc_delta_fair(self._lag_span_ns, se)
-        lag = self._avg_vruntime(rq) - se.vruntime
+        lag = avg_vruntime(rq) - se.vruntime
         se.vlag = -limit if lag < -limit else (limit if lag > limit else lag)  # clamp, without min/max
         if rq.curr is task:
             rq.curr = None
         else:
             rq.remove(task)
-        self._update_min_vruntime(rq)
+        update_min_vruntime(rq)
 
     def put_prev(self, task: Task, cpu: int, now_ns: int) -> None:
         # put_prev_entity(): a still-runnable curr goes back into the tree (after the others on ties).
@@ -188,8 +140,8 @@ class EevdfPolicy(SchedPolicy):
         if rq.curr is not None:
             raise RuntimeError(f"pick_next on cpu {cpu} before put_prev/dequeue of its current task")
         queued = rq.queued
-        # _pick_eevdf() (curr is None here), whose answer is plain with one task or none queued.
-        nxt = self._pick_eevdf(rq, False) if len(queued) > 1 else (queued[0] if queued else None)
+        # pick_eevdf() (curr is None here), whose answer is plain with one task or none queued.
+        nxt = pick_eevdf(rq, False) if len(queued) > 1 else (queued[0] if queued else None)
         rq.resched = False
         if nxt is not None:
             se: EevdfEntity = nxt.se  # rq.remove(nxt), inline on this hot path
@@ -219,7 +171,7 @@ class EevdfPolicy(SchedPolicy):
             vslice = self.base_slice_ns  # calc_delta_fair(), inline
             se.deadline = vruntime + (vslice if weight == NICE_0_LOAD else vslice * NICE_0_LOAD // weight)
             rq.resched = rq.resched or bool(queued)
-        _advance_min_vruntime(rq, vruntime)
+        advance_min_vruntime(rq, vruntime)
 
     # ---- tick, preemption, yield ------------------------------------------------------------------
 
@@ -237,7 +189,7 @@ class EevdfPolicy(SchedPolicy):
         self.update_curr(cpu, now_ns)
         if rq.resched:  # update_deadline() already asked for a reschedule
             return True
-        return self._pick_eevdf(rq, protect=self.run_to_parity) is woken
+        return pick_eevdf(rq, protect=self.run_to_parity) is woken
 
     def yield_task(self, cpu: int, now_ns: int, describe: bool = True) -> YieldOutcome | None:
         rq = self._rqs[cpu]
@@ -259,7 +211,7 @@ class EevdfPolicy(SchedPolicy):
             return YieldOutcome(
                 "later_deadline", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=vslice
             )
-        # _eligible() with curr's own contribution to the sums (_load()), inline on this hot path
+        # eligible() with curr's own contribution to the sums (load()), inline on this hot path
         key = se.vruntime - rq.min_vruntime
         if rq.avg_vruntime + weight * key < key * (rq.avg_load + weight):
             return YIELD_INELIGIBLE  # 79104becf42b forfeits only while eligible
@@ -268,7 +220,7 @@ class EevdfPolicy(SchedPolicy):
         forfeited = vruntime - se.vruntime
         se.vruntime = vruntime
         se.deadline = vruntime + vslice
-        _advance_min_vruntime(rq, vruntime)
+        advance_min_vruntime(rq, vruntime)
         if not describe:
             return None
         return YieldOutcome("forfeit", key_ns=se.vruntime, deadline_ns=se.deadline, moved_ns=forfeited)
@@ -322,8 +274,8 @@ class EevdfPolicy(SchedPolicy):
         """As of the last update_curr() (a view must not charge time: snapshots would change the run).
         ``picks_next`` is ``pick_eevdf()`` as ``schedule()`` calls it, the current entity put back."""
         rq = self._rqs[cpu]
-        avg, sums = self._avg_vruntime(rq), self._load(rq)
-        nxt = self._pick_eevdf(rq, protect=False)
+        avg, sums = avg_vruntime(rq), load(rq)
+        nxt = pick_eevdf(rq, protect=False)
         rows = [self._entry(rq, rq.curr, nxt, avg, sums)] if rq.curr is not None else []
         queued = [self._entry(rq, t, nxt, avg, sums) for t in rq.queued]
         rows += sorted(queued, key=lambda e: (not e.eligible, e.deadline_ns))
@@ -341,76 +293,8 @@ class EevdfPolicy(SchedPolicy):
             deadline_ns=se.deadline,
             lag_ns=avg - se.vruntime,
             slice_ns=self.base_slice_ns,
-            eligible=self._eligible(rq, se, sums),
+            eligible=eligible(rq, se, sums),
         )
-
-    @staticmethod
-    def _load(rq: CfsRq) -> tuple[int, int]:
-        """``cfs_rq->avg_vruntime`` and ``avg_load`` with curr added: (Σ w·(v - min_vruntime), Σ w)."""
-        if rq.curr is None:
-            return rq.avg_vruntime, rq.avg_load
-        se: EevdfEntity = rq.curr.se
-        return rq.avg_vruntime + se.weight * (se.vruntime - rq.min_vruntime), rq.avg_load + se.weight
-
-    def _avg_vruntime(self, rq: CfsRq) -> int:
-        keys, load = self._load(rq)
-        return rq.min_vruntime + (keys // load if load else 0)  # avg_vruntime(): floor division
-
-    def _eligible(self, rq: CfsRq, se: EevdfEntity, sums: tuple[int, int] | None = None) -> bool:
-        # vruntime_eligible(): (v - v0) * load <= Σ (v_i - v0) * w_i, i.e. v <= V without dividing.
-        keys, load = sums if sums is not None else self._load(rq)
-        return keys >= (se.vruntime - rq.min_vruntime) * load
-
-    def _update_min_vruntime(self, rq: CfsRq) -> None:
-        # update_min_vruntime(): the least vruntime of curr and the tree, and never backwards.
-        queued = rq.queued
-        if rq.curr is None and not queued:
-            return
-        first: EevdfEntity = (rq.curr if rq.curr is not None else queued[0]).se
-        _advance_min_vruntime(rq, first.vruntime)
-
-    def _place_entity(self, rq: CfsRq, se: EevdfEntity, initial: bool) -> None:
-        keys, load = self._load(rq)
-        lag = 0
-        if load and se.vlag:  # PLACE_LAG, when cfs_rq->nr_running
-            # Joining pulls V towards the newcomer; "to place a task and preserve lag" the kernel scales
-            # it by (W + w_i) / W, so that the lag measured after the join is the saved vlag again.
-            lag = _div_s64(se.vlag * (load + se.weight), load)
-        se.vruntime = rq.min_vruntime + (keys // load if load else 0) - lag
-        vslice = calc_delta_fair(self.base_slice_ns, se)
-        if initial:
-            vslice //= 2  # PLACE_DEADLINE_INITIAL: "start tasks off with half a slice"
-        se.deadline = se.vruntime + vslice  # "EEVDF: vd_i = ve_i + r_i/w_i"
-
-    def _pick_eevdf(self, rq: CfsRq, protect: bool) -> Task | None:
-        curr = rq.curr
-        queued = rq.queued
-        if len(queued) + (curr is not None) <= 1:
-            return curr if curr is not None else (queued[0] if queued else None)
-        v0 = rq.min_vruntime
-        keys, load = rq.avg_vruntime, rq.avg_load  # _load(), inline on this hot path
-        curr_se: EevdfEntity | None = None
-        if curr is not None:
-            curr_se = curr.se
-            curr_key = curr_se.vruntime - v0
-            keys += curr_se.weight * curr_key
-            load += curr_se.weight
-            if keys < curr_key * load:  # not _eligible()
-                curr, curr_se = None, None
-        # RUN_TO_PARITY: "run a task until it either becomes non-eligible or until it gets a new slice".
-        if protect and curr_se is not None and curr_se.vprot == curr_se.deadline:
-            return curr
-        best = None  # the earliest eligible deadline; the tree's order (first queued) on ties
-        best_deadline = 0
-        for t in queued:
-            se: EevdfEntity = t.se
-            if keys >= (se.vruntime - v0) * load and (best is None or se.deadline < best_deadline):
-                best, best_deadline = t, se.deadline
-        if curr_se is not None and (best is None or curr_se.deadline < best_deadline):
-            best = curr  # entity_before(curr, best) is strict: a queued entity wins a tie
-        if best is None:  # "EEVDF scheduling fail, picking leftmost"
-            best = min(rq.queued, key=_deadline)
-        return best
 
 
 # ---- the registry entry ---------------------------------------------------------------------------
@@ -447,15 +331,3 @@ INFO = PolicyInfo(
     describe_landing=describe_landing,
     tunables=(YIELD_FORFEIT, RUN_TO_PARITY),
 )
-
-
-def _advance_min_vruntime(rq: CfsRq, v: int) -> None:
-    """update_min_vruntime() from ``v`` (curr's vruntime, or the tree's first): the least vruntime of it
-    and the tree, and never backwards. A function, not a method: the hot paths call it directly."""
-    for task in rq.queued:
-        se: EevdfEntity = task.se  # typed: a compiled build reads the field directly
-        if se.vruntime < v:
-            v = se.vruntime
-    if v > rq.min_vruntime:
-        rq.avg_vruntime -= rq.avg_load * (v - rq.min_vruntime)  # avg_vruntime_update(): keys shift down
-        rq.min_vruntime = v
