@@ -281,3 +281,32 @@ def test_a_headline_short_of_room_takes_short_labels_before_a_second_row(shown) 
     panel.resize(round(2 * room * theme.current().font_factor), 100)
     panel.resizeEvent(None)
     assert "fairness (Jain)" in labels_drawn(), "with room, the full label"
+
+
+def test_a_caption_too_long_for_two_lines_beside_the_tiles_takes_a_third_there(shown) -> None:
+    # Large text at 1366x768 with eight CPUs: "mean since the start (the last 304 ms)" needed three lines
+    # in the room beside the 2007 tiles, went under them, and left the bandwidth graph 136 px high.
+    theme.set_theme(theme.make_theme("large", 1.0))
+    panel = HeadlinePanel()
+    panel.tiles = [Tile("bandwidth", "93.6 Mbit/s"), Tile("iperf-data CPU", "75%")]
+    panel.caption = "mean since the start (the last 304 ms)"
+    panel.resize(2000, 100)
+    panel.resizeEvent(None)
+    flow = panel._rows(panel.lw())
+    x = panel._caption_x(flow)
+    fm = headline.font_metrics(panel._caption_font)
+    words = panel.caption.split()
+    # Room for the caption's longest word and a little, about a third of its whole width: three lines.
+    room = max(fm.horizontalAdvance(w) for w in words) + 0.34 * fm.horizontalAdvance(panel.caption)
+    panel.resize(round((x + room + headline.PAD) * panel.zoom), 100)
+    panel.resizeEvent(None)
+    tile_h = panel._tile_h(flow.big)
+    assert 3 * fm.lineSpacing() <= tile_h - 4, "three caption lines fit beside a tile"
+    height = panel._caption_height(panel.lw() - x - headline.PAD, flow.big)
+    assert height is not None and round(height / fm.lineSpacing()) == 3
+    assert panel._caption_beside(panel._rows(panel.lw()))
+    beside = panel.height()
+    panel.caption += " and much more than the tiles' height holds beside them"
+    panel.resizeEvent(None)
+    assert not panel._caption_beside(panel._rows(panel.lw()))
+    assert panel.height() > beside, "under the tiles, the caption takes a line of its own"

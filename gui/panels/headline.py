@@ -161,25 +161,27 @@ class HeadlinePanel(SnapshotPanel):
         return font_metrics(self._label_font).height() + font_metrics(big).height() + PAD / 2 + 3
 
     def _caption_beside(self, flow: Flow) -> bool:
-        """Whether the caption fits to the right of the last row of tiles, on at most two lines beside
-        the tiles' two (else it goes under them)."""
+        """Whether the caption fits to the right of the last row of tiles, within their height (else it
+        goes under them, where it costs the panels below a line)."""
         if not flow.rows:
             return False
-        return self._caption_height(self.lw() - self._caption_x(flow) - PAD) is not None
+        return self._caption_height(self.lw() - self._caption_x(flow) - PAD, flow.big) is not None
 
     @staticmethod
     def _caption_x(flow: Flow) -> float:
         return flow.gap + sum(flow.widths[i] + flow.gap for i in flow.rows[-1]) + PAD
 
-    def _caption_height(self, width: float) -> float | None:
-        """The caption's height in ``width`` on one line or wrapped onto two; None if it needs more."""
+    def _caption_height(self, width: float, big: QFont) -> float | None:
+        """The caption's height in ``width``, on one line or wrapped onto as many as the tiles' height
+        holds beside them (at least two); None if it needs more."""
         fm = font_metrics(self._caption_font)
         if width <= 0:
             return None
         if fm.horizontalAdvance(self.caption) <= width:
             return float(fm.height())
+        lines = max(2, int((self._tile_h(big) - 4) // fm.lineSpacing()))
         wrapped = fm.boundingRect(QRect(0, 0, int(width), 10_000), CAPTION_WRAP, self.caption)
-        fits = wrapped.width() <= width and round(wrapped.height() / fm.lineSpacing()) <= 2
+        fits = wrapped.width() <= width and round(wrapped.height() / fm.lineSpacing()) <= lines
         return float(wrapped.height()) if fits else None
 
     def _fit_height(self) -> None:
@@ -302,7 +304,7 @@ class HeadlinePanel(SnapshotPanel):
         fm = font_metrics(self._caption_font)
         if self._caption_beside(flow):  # to the right of the last row, at its foot
             x = self._caption_x(flow)
-            h = self._caption_height(self.lw() - x - PAD) or fm.height()
+            h = self._caption_height(self.lw() - x - PAD, big) or fm.height()
             caption_rect = QRectF(x, y - PAD / 2 - h - 4, self.lw() - x - PAD, h)
             p.drawText(caption_rect, CAPTION_WRAP, self.caption)
         else:
