@@ -24,7 +24,8 @@ from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
 from gui.draw import palette, text_log, theme
-from gui.draw.graph_items import make_plot, set_y_top, thin_ticks
+from gui.draw.axes import thin_ticks
+from gui.draw.graph_items import make_plot, set_y_top
 from gui.layout_check import build, problems
 from gui.panels import headline
 from gui.panels.headline import HeadlinePanel, Tile

@@ -27,6 +27,7 @@ from gui.draw import graph_items as gi
 from gui.draw import qdisc_geometry as qg
 from gui.draw import series as gs
 from gui.draw import window_figures as wf
+from gui.draw.axes import SpacedAxis
 from gui.panels import graphs as gp
 from gui.panels.graphs import GraphsPanel
 from gui.panels.headline import HeadlinePanel
@@ -532,7 +533,7 @@ def test_a_panel_too_short_for_axis_names_puts_the_unit_after_the_last_tick(
     # the data first, then the time axis's name, and the last tick says the unit instead ("2 s").
     from gui.panels.graph_grid import MIN_PLOT_H
 
-    def bottom(name: str) -> gi.SpacedAxis:
+    def bottom(name: str) -> SpacedAxis:
         return graphs.plots[name].getAxis("bottom")
 
     graphs.render(frames[-1])

@@ -14,7 +14,8 @@ from PySide6.QtGui import QAction, QFontMetrics
 from PySide6.QtWidgets import QMenu, QToolButton, QWidget
 
 from gui.draw import palette, theme
-from gui.draw.graph_items import TITLE_PT, SpacedAxis, panel_font, title_size
+from gui.draw.axes import SpacedAxis
+from gui.draw.graph_items import TITLE_PT, panel_font, title_size
 from gui.draw.series import PLOT_SPECS, SHORT_TITLES, TINY_TITLES, grid_cells, grid_shape
 from gui.panels.base import styled_font
 from gui.panels.dequeue_bars import DequeueBars
