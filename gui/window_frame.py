@@ -110,12 +110,16 @@ class WindowFrame:
         plan = plan_layout(
             size.width(),
             size.height() - headline,
-            lanes.needed_height(legend=True),
-            lanes.size_hint_height(legend=True),
+            lanes.needed_height(legend=True, merged=False),
+            lanes.size_hint_height(legend=True, merged=False),
             self.qdisc_shown,
             theme.current().font_factor,
             self.window.controls.minimumSizeHint().width() + bar + 36,  # and the tab frame around it
             lanes.legend_height(),
+            (
+                lanes.needed_height(legend=False, merged=True),
+                lanes.size_hint_height(legend=False, merged=True),
+            ),
         )
         if plan == self.plan:
             return
@@ -126,6 +130,7 @@ class WindowFrame:
             return
         self.plan = plan
         lanes.fold_legend(not plan.lanes_legend)
+        lanes.merge_quiet(plan.lanes_merged)
         lanes.setMinimumHeight(lanes.needed_height())  # the splitter never hides a CPU's lane
         self._arrange_columns(plan.wide)
         self.body.setSizes(list(plan.columns))

@@ -174,6 +174,30 @@ def test_lane_history_merges_sub_quantum_segments_and_stays_bounded() -> None:
     assert lane.task_segments(600_000)[-1] == (509_000, 600_000, lane.open_code)
 
 
+def test_neighbouring_quiet_cpus_share_a_row_and_only_they() -> None:
+    assert ch.quiet_rows([False, False, True, True, True]) == [(0, 0), (1, 1), (2, 4)]
+    assert ch.quiet_rows([True, False, True, False]) == [(0, 0), (1, 1), (2, 2), (3, 3)]  # alone: own row
+    assert ch.quiet_rows([True, True, False, True, True]) == [(0, 1), (2, 2), (3, 4)]
+    assert ch.quiet_rows([]) == []
+
+
+def test_a_lane_is_quiet_until_anything_but_idle_shows_on_it() -> None:
+    lane = LaneHistory()
+    assert lane.quiet()
+    lane.switch(0, 0, 0, 100)
+    assert lane.quiet()  # idle to idle
+    busy = LaneHistory()
+    busy.switch(0, 5, 0, 100)
+    busy.switch(1_000, 0, 5, 100)  # task 5 ran from t = 0 to 1 us, idle since
+    assert not busy.quiet()
+    irq = LaneHistory()
+    irq.irq(500, 100, 200)
+    assert not irq.quiet()
+    running = LaneHistory()
+    running.open_code = 3
+    assert not running.quiet()
+
+
 # ---- pure helpers: run queues ---------------------------------------------------------------------
 
 
@@ -281,6 +305,29 @@ def test_lanes_history_stays_bounded_when_fast_forwarding(lanes: CpuLanesPanel) 
     assert lanes.kept_ns < sim.now_ns  # the run is longer than what the lanes keep
     assert lane.segments[0][1] >= sim.now_ns - lanes.kept_ns  # older history was dropped
     assert sum(len(r[0]) for r in lanes._runs) <= 1000  # at most one run per pixel column
+
+
+def test_idle_cpus_share_a_lane_when_asked_until_one_runs_something(lanes: CpuLanesPanel) -> None:
+    sim = Simulation(load_scenario("cfs-yield-2007").with_overrides({"machine.cpus": 8}))
+    for _ in range(20):
+        lanes.render(sim.advance(1_000_000))
+    assert [r for r, *_ in lanes._rows] == list(range(8))  # a lane each until the window asks
+    full = lanes.needed_height()
+    lanes.merge_quiet(True)
+    assert lanes._rows == [(0, 0), (1, 1), (2, 7)]  # the story's two threads on CPU 0 and 1
+    assert lanes.needed_height() < full and lanes.needed_height(merged=False) == full
+    rects = lanes.lane_rects()
+    assert len(rects) == 8 and len({r.getRect() for r in rects[2:]}) == 1  # CPU 2-7 in one lane
+    assert rects[2].top() > rects[1].bottom()
+    head = QPointF(20, (rects[2].center().y()) / lanes.zoom)
+    assert lanes.describe_at(head).startswith("CPU 2–7: idle")
+    assert lanes.tid_at(head) == 0
+    lanes.lanes[4].switch(sim.now_ns - 20_000, 1, 0, 1)  # something ran on CPU 4
+    lanes.lanes[4].switch(sim.now_ns - 10_000, 0, 1, 1)
+    lanes._relayout()
+    assert lanes._rows == [(0, 0), (1, 1), (2, 3), (4, 4), (5, 7)]
+    lanes.merge_quiet(False)
+    assert len(lanes._rows) == 8
 
 
 def test_lanes_window_reset_and_dequeuer(lanes: CpuLanesPanel) -> None:

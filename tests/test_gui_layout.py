@@ -252,6 +252,19 @@ def test_large_text_on_a_laptop_folds_the_lanes_legend_to_give_the_graphs_room(s
     assert not roomy.cpu_lanes.legend_folded
 
 
+@pytest.mark.parametrize("story", ["cfs-yield-2007", "bfs-saturated-2009", "yield-playground"])
+def test_large_text_on_a_projector_lets_the_idle_cpus_share_a_lane(shown, tmp_path, story) -> None:
+    # Large text at 1280x720 with eight CPUs left the one-CPU stories' bandwidth graph 93 px high and
+    # the playground's threads graph 109 px under eight lanes, six or five of them idle all along.
+    w = check(shown, tmp_path, story, (1280, 720), "large", 8)
+    lanes = w.cpu_lanes
+    assert lanes.quiet_merged and len(lanes.lane_rects()) == 8
+    assert len({r.getRect() for r in lanes.lane_rects()}) < 8
+    roomy = build(story, (1920, 1080), "large", 8, AT_S, str(tmp_path), play_s=0.5)
+    shown.append(roomy)
+    assert not roomy.cpu_lanes.quiet_merged  # a lane each where there is room
+
+
 def test_a_headline_short_of_room_takes_short_labels_before_a_second_row(shown) -> None:
     # Large text at 1280x720 with six CPUs: the 2011 tiles took two rows, and the stage scrolled.
     theme.set_theme(theme.make_theme("large", 1.0))

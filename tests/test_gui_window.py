@@ -602,6 +602,18 @@ def test_a_stage_too_short_for_lanes_and_panels_folds_the_lanes_legend() -> None
     assert no_legend.lanes_legend and no_legend.lanes_h == 250  # nothing to fold: the lanes keep it all
 
 
+def test_a_stage_too_short_even_without_the_legend_lets_idle_cpus_share_a_lane() -> None:
+    merge = (120, 200)  # what the lanes need and like with the legend out and the idle CPUs merged
+    folded = plan_layout(1280, 480, lanes_needed=250, lanes_hint=400, qdisc=False, lanes_legend_h=60)
+    assert not folded.lanes_merged  # 190 + 262 fit in 480: folding the legend was enough
+    short = plan_layout(
+        1280, 420, lanes_needed=250, lanes_hint=400, qdisc=False, lanes_legend_h=60, lanes_merged=merge
+    )
+    assert not short.lanes_legend and short.lanes_merged and short.lanes_h == 126  # 30 % of 420
+    nothing = plan_layout(1280, 420, lanes_needed=250, lanes_hint=400, qdisc=False, lanes_legend_h=60)
+    assert not nothing.lanes_merged and nothing.lanes_h == 190  # no idle CPUs: every lane stays
+
+
 # ---- the first frame before the graphs ------------------------------------------------------------
 
 

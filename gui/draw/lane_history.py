@@ -10,7 +10,7 @@ by time.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 HISTORY_MAX = 4096  # segments (and interrupts) kept per CPU
@@ -59,6 +59,19 @@ def yield_columns(
             x = round(time_to_x(t, now_ns, window_ns, x0, width))
             cols[x] = cols.get(x, False) or switched
     return sorted(cols.items())
+
+
+def quiet_rows(quiet: Sequence[bool]) -> list[tuple[int, int]]:
+    """The lanes' rows as (first CPU, last CPU): neighbouring quiet CPUs (``quiet[i]``: nothing but
+    idle to show) share one row, two or more of them; every other CPU has a row of its own."""
+    rows: list[tuple[int, int]] = []
+    for i, q in enumerate(quiet):
+        first, last = rows[-1] if rows else (-1, -1)
+        if q and rows and last == i - 1 and quiet[first]:
+            rows[-1] = (first, i)
+        else:
+            rows.append((i, i))
+    return rows
 
 
 def _newest(items: deque[Any], after_ns: int, end: int) -> list[Any]:
@@ -121,6 +134,12 @@ class LaneHistory:
             segs[-1] = (segs[-1][0], end, code)
         else:
             segs.append((start, end, code))
+
+    def quiet(self) -> bool:
+        """Nothing but idle in what the lane keeps: no task, no interrupt, no yield."""
+        if self.irqs or self.yields or self._bucket or self.open_code not in (None, IDLE):
+            return False
+        return all(code == IDLE for _, _, code in self.segments)
 
     def irq(self, start: int, hard_ns: int, soft_ns: int) -> None:
         self.irqs.append((start, start + hard_ns, start + hard_ns + soft_ns))

@@ -59,16 +59,19 @@ def paint_lane_head(
     names: Mapping[int, str],
     dequeuer: bool,
     fonts: LaneFonts,
+    last_cpu: int = -1,
 ) -> None:
     """The CPU's name, what it runs now (swatch and words), and its badges: need_resched, dequeuer.
+    Quiet CPUs sharing the lane (``i`` to ``last_cpu``) are named together ("CPU 2–7") and are idle.
 
     Tall lanes use two lines (badges beside the name); short ones one line, badges at its end."""
     fm = font_metrics(fonts.big)
     two_lines = r.height() >= 46
     base = r.top() + 2 + fm.ascent() if two_lines else r.center().y() + fm.ascent() / 2 - 2
+    name = f"CPU {i}–{last_cpu}" if last_cpu > i else f"CPU {i}"
     p.setFont(fonts.big)
     p.setPen(palette.TEXT)
-    p.drawText(QPointF(r.left(), base), f"CPU {i}")
+    p.drawText(QPointF(r.left(), base), name)
     if cpu is None:
         return
     badges = [("need_resched" if two_lines else "resched", False)] if cpu.need_resched else []
@@ -83,7 +86,9 @@ def paint_lane_head(
     if two_lines:
         swatch, right = QRectF(r.left(), base + 8, 22, 16), r.right()
     else:
-        swatch = QRectF(r.left() + fm.horizontalAdvance("CPU 00") + 4, base - 13, 22, 16)
+        swatch = QRectF(
+            r.left() + max(fm.horizontalAdvance(t) for t in ("CPU 00", name)) + 4, base - 13, 22, 16
+        )
     _swatch(p, swatch, code)
     p.setFont(fonts.bold if code > 0 else fonts.plain)
     room = int(right - swatch.right() - 8)

@@ -6,7 +6,8 @@ room. The stage stacks the CPU lanes, the middle panel (run queues or qdisc) and
 tall enough for each at a readable height; otherwise the lanes stay on top and the middle panel and
 the graphs share the rest side by side. The lanes always get the height that shows every CPU; where
 that would leave the middle panel and the graphs less than their least height (large text, many
-CPUs, a small screen), the lanes leave their legend out first.
+CPUs, a small screen), the lanes leave their legend out first, then let neighbouring idle CPUs share
+one lane.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Plan:
     lanes_h: int
     lower: tuple[int, int]  # sizes of the middle panel and the graphs along the lower split
     lanes_legend: bool = True  # the lanes show their legend (else its rows go to the panels below)
+    lanes_merged: bool = False  # neighbouring idle CPUs share one lane (their rows go to the panels below)
 
 
 def plan_layout(
@@ -40,11 +42,13 @@ def plan_layout(
     scale: float = 1.0,
     settings_min_w: int = 0,
     lanes_legend_h: int = 0,
+    lanes_merged: tuple[int, int] = (0, 0),
 ) -> Plan:
     """The arrangement for a body of ``width`` × ``height`` px (below the time controls): the lanes need
     ``lanes_needed`` px to show every CPU (``lanes_legend_h`` of it their legend) and would like
     ``lanes_hint``; ``scale`` is the theme's text scale (larger text needs wider side columns); the
-    settings need ``settings_min_w``."""
+    settings need ``settings_min_w``; ``lanes_merged`` is what the lanes need and would like with the
+    legend out and the idle CPUs sharing lanes ((0, 0): nothing to merge)."""
     wide = width >= WIDE_MIN_W * min(scale, 1.3)
     side = [round(w * min(scale, 1.3)) for w in SIDE_W]
     side[0] = max(side[0], settings_min_w)
@@ -55,13 +59,16 @@ def plan_layout(
     if not legend:
         lanes_needed -= lanes_legend_h
         lanes_hint -= lanes_legend_h
+    merged = not legend and lanes_needed + lower_min > height and 0 < lanes_merged[0] < lanes_needed
+    if merged:
+        lanes_needed, lanes_hint = lanes_merged
     cap = LANES_MAX[qdisc] if stacked else round(height * 0.3)
     cap = min(cap, round(height - lower_min))
     lanes = max(min(lanes_hint, cap), lanes_needed)
     rest = max(height - lanes, 0)
     if stacked:
         middle = round(rest * (0.46 if qdisc else 0.45))
-        return Plan(wide, columns, True, lanes, (middle, rest - middle), legend)
+        return Plan(wide, columns, True, lanes, (middle, rest - middle), legend, merged)
     stage_w = columns[1]
     middle = round(stage_w * MIDDLE_SHARE)
-    return Plan(wide, columns, False, lanes, (middle, stage_w - middle), legend)
+    return Plan(wide, columns, False, lanes, (middle, stage_w - middle), legend, merged)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.lane_brushes import forget_brushes
-from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, yield_columns
+from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, quiet_rows, yield_columns
 from gui.draw.lane_painting import (
     YIELD_LEGEND,
     LaneFonts,
@@ -83,6 +83,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._parts = LayerCache()
         self._needed_h = 0  # the needed_height() the window last heard of
         self.legend_folded = False  # the window's choice (``fold_legend``) on a short stage
+        self.quiet_merged = False  # the window's choice (``merge_quiet``) on a stage shorter still
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.setMouseTracking(True)
         self.reset()
@@ -103,6 +104,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._yields_seen = False
         self._layout_size = QSize()
         self._runs: list[LaneRuns] = []
+        self._rows: list[tuple[int, int]] = []  # (first CPU, last CPU) of each row drawn
         self.update()
 
     def set_window_ns(self, window_ns: int | None) -> None:
@@ -177,15 +179,17 @@ class CpuLanesPanel(HoverTipsPanel):
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
         self._relayout()
 
-    def needed_height(self, legend: bool | None = None) -> int:
+    def needed_height(self, legend: bool | None = None, merged: bool | None = None) -> int:
         """The least height that shows every CPU's lane (at their smallest) with the axis and the legend
-        (``legend`` True: as if shown, False: as if folded; None: as it is now)."""
-        lanes_h = max(len(self.lanes), 1) * MIN_LANE_H
+        (``legend`` True: as if shown, False: as if folded; None: as it is now), the quiet CPUs each
+        in a lane of their own or sharing one as ``merged`` says (None: as it is now)."""
+        lanes_h = max(len(self._row_spans(merged)), 1) * MIN_LANE_H
         return int((PAD + self._legend_h(legend) + 4 + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
 
-    def size_hint_height(self, legend: bool | None = None) -> int:
-        """The height the lanes would like (roomy lanes), with the legend as for ``needed_height``."""
-        n = max(len(self.lanes), 1)
+    def size_hint_height(self, legend: bool | None = None, merged: bool | None = None) -> int:
+        """The height the lanes would like (roomy lanes), with the legend and the quiet CPUs as for
+        ``needed_height``."""
+        n = max(len(self._row_spans(merged)), 1)
         return int((self._legend_h(legend) + AXIS_H + 2 * PAD + 4 + n * 76) * self.zoom)
 
     def sizeHint(self) -> QSize:
@@ -205,17 +209,46 @@ class CpuLanesPanel(HoverTipsPanel):
         self._needed_h = self.needed_height()  # the window asked for this: no signal back to it
         self._relayout()
 
+    def merge_quiet(self, merged: bool) -> None:
+        """Let neighbouring quiet CPUs (nothing but idle in the window: no task, no interrupt) share one
+        lane, "CPU 2–7 idle" (``merged``), or give each its own. A stage too short for every CPU's
+        lane even with the legend folded (large text, many CPUs, a one-CPU story) gives the room of
+        the idle ones to the panels below; a CPU that starts to run something gets its lane back."""
+        if merged == self.quiet_merged:
+            return
+        self.quiet_merged = merged
+        self._relayout()
+        self._needed_h = self.needed_height()  # the window asked for this: no signal back to it
+
+    def _row_spans(self, merged: bool | None) -> list[tuple[int, int]]:
+        """The rows drawn: (first CPU, last CPU) each, with the quiet CPUs merged as ``merged`` says."""
+        if merged is None:
+            merged = self.quiet_merged
+        if not merged:
+            return [(i, i) for i in range(len(self.lanes))]
+        cpus, deq = self._cpus, self._dequeuer
+        quiet = [
+            lane.quiet()
+            and deq != i
+            and (i >= len(cpus) or (cpus[i].state == "idle" and not cpus[i].need_resched))
+            for i, lane in enumerate(self.lanes)
+        ]
+        return quiet_rows(quiet)
+
     def _legend_h(self, legend: bool | None) -> float:
         if legend is False or (legend is None and self.legend_folded):
             return 0.0
         return self._flowed_legend()[1]
 
     def lane_rects(self) -> list[QRectF]:
-        """Each CPU's lane (its head and strip), in widget pixels."""
+        """Each CPU's lane (its head and strip), in widget pixels; quiet CPUs sharing a lane share its
+        rectangle."""
         _, top, lane_h, _ = self._geometry()
         z = self.zoom
         return [
-            QRectF(0, (top + i * lane_h) * z, self.width(), (lane_h - 4) * z) for i in range(len(self._runs))
+            QRectF(0, (top + row * lane_h) * z, self.width(), (lane_h - 4) * z)
+            for row, (first, last) in enumerate(self._rows)
+            for _ in range(first, last + 1)
         ]
 
     def min_lane_px(self) -> float:
@@ -303,19 +336,22 @@ class CpuLanesPanel(HoverTipsPanel):
         _, legend_h = self._legend_layout()
         top = PAD + legend_h + 4
         avail = self.lh() - top - AXIS_H - FOOT_PAD
-        return legend_h, top, lane_height(avail, len(self.lanes)), max(self.lw() - LEFT_W - 2 * PAD, 10)
+        rows = len(self._rows) if self._rows else len(self.lanes)
+        return legend_h, top, lane_height(avail, rows), max(self.lw() - LEFT_W - 2 * PAD, 10)
 
     def _relayout(self) -> None:
         self._layout_size = self.size()
+        self._rows = self._row_spans(None)
         _, _, _, strip_w = self._geometry()
         x0, now, win = LEFT_W + PAD, self.view_end_ns, self.window_ns
+        lanes = [self.lanes[first] for first, _ in self._rows]  # a shared lane is drawn as its first CPU's
         self._runs = [
             (
                 pixel_runs(lane.task_segments(self._now_ns, now - win), now, win, x0, strip_w),
                 pixel_runs(lane.irq_segments(now - win), now, win, x0, strip_w),
                 yield_columns(lane.yields, now, win, x0, strip_w),
             )
-            for lane in self.lanes
+            for lane in lanes
         ]
         needed = self.needed_height()
         if needed != self._needed_h:
@@ -341,15 +377,15 @@ class CpuLanesPanel(HoverTipsPanel):
         items, _ = self._legend_layout()
         paint = functools.partial(paint_legend, items=items, font=self._fonts.plain)
         self._parts.draw(p, "legend", legend_key, QRectF(0, 0, self.lw(), top), paint)
-        for i, runs in enumerate(self._runs):
-            y = top + i * lane_h
+        for row, runs in enumerate(self._runs):
+            y = top + row * lane_h
             head = QRectF(PAD, y, LEFT_W - PAD, lane_h - 4)
             self._parts.draw(
                 p,
-                ("head", i),
-                self._head_key(i, head),
+                ("head", row),
+                self._head_key(row, head),
                 head.adjusted(-3, -3, 3, 3),  # and the badges' outlines
-                functools.partial(self._paint_lane_head, i=i, r=head),
+                functools.partial(self._paint_lane_head, row=row, r=head),
             )
             paint_strip(p, runs, QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6), self._names, self._fonts.bold)
         self._parts.end_frame()
@@ -358,17 +394,20 @@ class CpuLanesPanel(HoverTipsPanel):
         )
         p.end()
 
-    def _head_key(self, i: int, r: QRectF) -> tuple[object, ...]:
-        """What lane ``i``'s head in ``r`` shows: its CPU's state, task and badges, in the words drawn."""
+    def _head_key(self, row: int, r: QRectF) -> tuple[object, ...]:
+        """What row ``row``'s head in ``r`` shows: its CPUs, their state, task and badges, in the words
+        drawn."""
+        i, last = self._rows[row]
         if i >= len(self._cpus):
-            return (i, r.getRect())
+            return (i, last, r.getRect())
         cpu = self._cpus[i]
         names = (self._names.get(cpu.curr_tid), self._names.get(shown_code(cpu)))
-        return (i, r.getRect(), cpu.curr_tid, cpu.state, cpu.need_resched, self._dequeuer == i, names)
+        return (i, last, r.getRect(), cpu.curr_tid, cpu.state, cpu.need_resched, self._dequeuer == i, names)
 
-    def _paint_lane_head(self, p: QPainter, i: int, r: QRectF) -> None:
+    def _paint_lane_head(self, p: QPainter, row: int, r: QRectF) -> None:
+        i, last = self._rows[row]
         cpu = self._cpus[i] if i < len(self._cpus) else None
-        paint_lane_head(p, r, i, cpu, self._names, self._dequeuer == i, self._fonts)
+        paint_lane_head(p, r, i, cpu, self._names, self._dequeuer == i, self._fonts, last_cpu=last)
 
     # ---- input --------------------------------------------------------------------------------------
 
@@ -401,13 +440,21 @@ class CpuLanesPanel(HoverTipsPanel):
         if steps:
             self.zoom_strip(ZOOM_STEP ** (-steps), self.to_logical(event.position()).x())
 
+    def _cpu_at(self, pos: QPointF) -> tuple[int, int]:
+        """The CPUs (first, last) of the row at ``pos`` (logical pixels); (-1, -1) where there is none."""
+        _, top, lane_h, _ = self._geometry()
+        row = int((pos.y() - top) // lane_h) if pos.y() >= top else -1
+        return self._rows[row] if 0 <= row < len(self._rows) and row < len(self._runs) else (-1, -1)
+
     def describe_at(self, pos: QPointF) -> str:
         """What is drawn at ``pos`` (logical pixels), in words with exact times: a lane's head, a task's
         stretch on the CPU, an interrupt, a yield; "" where nothing is."""
-        _, top, lane_h, strip_w = self._geometry()
-        i = int((pos.y() - top) // lane_h) if pos.y() >= top else -1
-        if not 0 <= i < len(self.lanes):
+        _, _, _, strip_w = self._geometry()
+        i, last = self._cpu_at(pos)
+        if i < 0:
             return ""
+        if last > i:
+            return f"CPU {i}–{last}: idle all through the window, so they share one lane"
         if pos.x() < LEFT_W:
             cpu = self._cpus[i] if i < len(self._cpus) else None
             return describe_head(i, cpu, self._names, self._dequeuer == i)
@@ -425,13 +472,12 @@ class CpuLanesPanel(HoverTipsPanel):
 
     def tid_at(self, pos: QPointF) -> int:
         """The task drawn at ``pos`` (a segment or a lane's "now" swatch), 0 if none."""
-        _, top, lane_h, _ = self._geometry()
-        i = int((pos.y() - top) // lane_h) if pos.y() >= top else -1
-        if not 0 <= i < len(self._runs):
+        i, last = self._cpu_at(pos)
+        if i < 0 or last > i:
             return 0
         if pos.x() < LEFT_W:
             return self._cpus[i].curr_tid if i < len(self._cpus) else 0
-        for xa, xb, code in self._runs[i][0]:
+        for xa, xb, code in self._runs[self._rows.index((i, i))][0]:
             if xa <= pos.x() < xb:
                 return max(code, 0)
         return 0
