@@ -32,18 +32,25 @@ def pixel_runs(
     lo = now_ns - window_ns
     out: list[tuple[int, int, int]] = []
     last = -(10**9)  # first free pixel column
+    last_code = None  # the code of out[-1]
+    # time_to_x inlined, term for term (the same floats): this runs for every segment of every lane,
+    # every frame
     for start, end, code in segments:
         if end <= lo or start >= now_ns:
             continue
-        xa = round(time_to_x(max(start, lo), now_ns, window_ns, x0, width))
-        xb = max(round(time_to_x(min(end, now_ns), now_ns, window_ns, x0, width)), xa + 1)
-        xa = max(xa, last)
+        xa = round(x0 + width * (1.0 - (now_ns - (start if start > lo else lo)) / window_ns))
+        xb = round(x0 + width * (1.0 - (now_ns - (end if end < now_ns else now_ns)) / window_ns))
+        if xb <= xa:
+            xb = xa + 1
+        if xa < last:
+            xa = last
         if xb <= xa:
             continue  # its column is already drawn
-        if out and out[-1][2] == code and out[-1][1] == xa:
+        if code == last_code and out[-1][1] == xa:
             out[-1] = (out[-1][0], xb, code)
         else:
             out.append((xa, xb, code))
+            last_code = code
         last = xb
     return out
 
