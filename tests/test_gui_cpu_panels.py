@@ -307,13 +307,14 @@ def test_lanes_history_stays_bounded_when_fast_forwarding(lanes: CpuLanesPanel) 
     assert sum(len(r[0]) for r in lanes._runs) <= 1000  # at most one run per pixel column
 
 
-def test_idle_cpus_share_a_lane_when_asked_until_one_runs_something(lanes: CpuLanesPanel) -> None:
+def test_idle_cpus_share_a_lane_when_asked_until_one_runs_something(lanes: CpuLanesPanel, qtbot) -> None:
     sim = Simulation(load_scenario("cfs-yield-2007").with_overrides({"machine.cpus": 8}))
     for _ in range(20):
         lanes.render(sim.advance(1_000_000))
     assert [r for r, *_ in lanes._rows] == list(range(8))  # a lane each until the window asks
     full = lanes.needed_height()
-    lanes.merge_quiet(True)
+    with qtbot.assertNotEmitted(lanes.needed_height_changed):  # the window asked: no signal back to it
+        lanes.merge_quiet(True)
     assert lanes._rows == [(0, 0), (1, 1), (2, 7)]  # the story's two threads on CPU 0 and 1
     assert lanes.needed_height() < full and lanes.needed_height(merged=False) == full
     rects = lanes.lane_rects()
@@ -324,7 +325,8 @@ def test_idle_cpus_share_a_lane_when_asked_until_one_runs_something(lanes: CpuLa
     assert lanes.tid_at(head) == 0
     lanes.lanes[4].switch(sim.now_ns - 20_000, 1, 0, 1)  # something ran on CPU 4
     lanes.lanes[4].switch(sim.now_ns - 10_000, 0, 1, 1)
-    lanes._relayout()
+    with qtbot.waitSignal(lanes.needed_height_changed, timeout=0):  # the window lays out again
+        lanes._relayout()
     assert lanes._rows == [(0, 0), (1, 1), (2, 3), (4, 4), (5, 7)]
     lanes.merge_quiet(False)
     assert len(lanes._rows) == 8

@@ -217,8 +217,8 @@ class CpuLanesPanel(HoverTipsPanel):
         if merged == self.quiet_merged:
             return
         self.quiet_merged = merged
-        self._relayout()
         self._needed_h = self.needed_height()  # the window asked for this: no signal back to it
+        self._relayout()
 
     def _row_spans(self, merged: bool | None) -> list[tuple[int, int]]:
         """The rows drawn: (first CPU, last CPU) each, with the quiet CPUs merged as ``merged`` says."""
