@@ -440,19 +440,20 @@ class CpuLanesPanel(HoverTipsPanel):
         if steps:
             self.zoom_strip(ZOOM_STEP ** (-steps), self.to_logical(event.position()).x())
 
-    def _cpu_at(self, pos: QPointF) -> tuple[int, int]:
-        """The CPUs (first, last) of the row at ``pos`` (logical pixels); (-1, -1) where there is none."""
+    def _row_at(self, pos: QPointF) -> int:
+        """The row drawn at ``pos`` (logical pixels), -1 where there is none."""
         _, top, lane_h, _ = self._geometry()
         row = int((pos.y() - top) // lane_h) if pos.y() >= top else -1
-        return self._rows[row] if 0 <= row < len(self._rows) and row < len(self._runs) else (-1, -1)
+        return row if 0 <= row < min(len(self._rows), len(self._runs)) else -1
 
     def describe_at(self, pos: QPointF) -> str:
         """What is drawn at ``pos`` (logical pixels), in words with exact times: a lane's head, a task's
         stretch on the CPU, an interrupt, a yield; "" where nothing is."""
         _, _, _, strip_w = self._geometry()
-        i, last = self._cpu_at(pos)
-        if i < 0:
+        row = self._row_at(pos)
+        if row < 0:
             return ""
+        i, last = self._rows[row]
         if last > i:
             return f"CPU {i}–{last}: idle all through the window, so they share one lane"
         if pos.x() < LEFT_W:
@@ -472,12 +473,13 @@ class CpuLanesPanel(HoverTipsPanel):
 
     def tid_at(self, pos: QPointF) -> int:
         """The task drawn at ``pos`` (a segment or a lane's "now" swatch), 0 if none."""
-        i, last = self._cpu_at(pos)
-        if i < 0 or last > i:
+        row = self._row_at(pos)
+        if row < 0 or self._rows[row][1] > self._rows[row][0]:  # a shared lane: idle, no task
             return 0
+        i = self._rows[row][0]
         if pos.x() < LEFT_W:
             return self._cpus[i].curr_tid if i < len(self._cpus) else 0
-        for xa, xb, code in self._runs[self._rows.index((i, i))][0]:
+        for xa, xb, code in self._runs[row][0]:
             if xa <= pos.x() < xb:
                 return max(code, 0)
         return 0
