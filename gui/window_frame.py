@@ -105,7 +105,7 @@ class WindowFrame:
         if size.width() <= 0 or size.height() <= 0:
             return
         lanes = self.window.cpu_lanes
-        headline = self.window.headline.height()
+        headline = self.window.headline.full_height()
         bar = self.settings_scroll.verticalScrollBar().sizeHint().width()
         plan = plan_layout(
             size.width(),
@@ -120,6 +120,7 @@ class WindowFrame:
                 lanes.needed_height(legend=False, merged=True),
                 lanes.size_hint_height(legend=False, merged=True),
             ),
+            self.window.headline.caption_under_height(),
         )
         if plan == self.plan:
             return
@@ -131,6 +132,8 @@ class WindowFrame:
         self.plan = plan
         lanes.fold_legend(not plan.lanes_legend)
         lanes.merge_quiet(plan.lanes_merged)
+        self.window.headline.fold_caption(not plan.caption)
+        headline = self.window.headline.height()
         lanes.setMinimumHeight(lanes.needed_height())  # the splitter never hides a CPU's lane
         self._arrange_columns(plan.wide)
         self.body.setSizes(list(plan.columns))

@@ -188,14 +188,14 @@ def test_the_headline_holds_eight_cpus_on_one_row_that_holds_still(shown) -> Non
 
 
 def test_a_stage_too_tall_for_the_screen_scrolls_and_the_window_stays_on_it(shown, tmp_path) -> None:
-    # Large text with eight CPUs needs more height than a 1366x768 screen has: the window once grew to
-    # 855 px, its graphs and status line below the screen's edge. Now the stage scrolls to them.
-    w = build("qdisc-fairness-2011", (1366, 768), "large", 8, AT_S, str(tmp_path), play_s=0.5)
+    # Large text with eight CPUs needs more height than a 1280x720 screen has: the window once grew past
+    # the screen (855 px on 1366x768), its graphs and status line below its edge. Now the stage scrolls.
+    w = build("qdisc-fairness-2011", (1280, 720), "large", 8, AT_S, str(tmp_path), play_s=0.5)
     shown.append(w)
-    assert w.height() <= 768
+    assert w.height() <= 720
     bar = w.frame.stage_scroll.verticalScrollBar()
     assert bar.maximum() > 0 and w.frame.stage.height() > w.frame.stage_scroll.viewport().height()
-    assert any(line.startswith("the stage scrolls") for line in problems(w, (1366, 768)))
+    assert any(line.startswith("the stage scrolls") for line in problems(w, (1280, 720)))
     bar.setValue(bar.maximum())
     QApplication.processEvents()
     bottom = w.graphs.mapTo(w.frame.stage_scroll.viewport(), w.graphs.rect().bottomLeft()).y()
@@ -263,6 +263,44 @@ def test_large_text_on_a_projector_lets_the_idle_cpus_share_a_lane(shown, tmp_pa
     roomy = build(story, (1920, 1080), "large", 8, AT_S, str(tmp_path), play_s=0.5)
     shown.append(roomy)
     assert not roomy.cpu_lanes.quiet_merged  # a lane each where there is room
+
+
+@pytest.mark.parametrize(("size", "cpus"), [((1366, 768), 8), ((1280, 720), 7)])
+def test_large_text_on_a_small_screen_fits_the_2011_story_with_every_cpu_sending(shown, tmp_path, size, cpus):
+    # Eight busy lanes, two rows of tiles with a caption under them and the qdisc's least height needed
+    # 666 px of the 616 a 1366x768 screen gives the stage (638 of 568 at 1280x720 with seven CPUs). The
+    # tiles now take one row (bandwidth as "Mbit/s" over its number), the caption's line goes to the
+    # panels below (its words stay in the tooltip), the lanes start nearer the top without a legend, and
+    # the fairness floor's label, with no room under its line, is left out rather than over the axis.
+    w = check(shown, tmp_path, "qdisc-fairness-2011", size, "large", cpus)
+    hl = w.headline
+    assert hl.caption_folded and hl.height() < hl.full_height() and hl.caption in hl.toolTip()
+    assert len(hl._rows(hl.lw()).rows) == 1
+    image = QImage(hl.size(), QImage.Format.Format_ARGB32)
+    with text_log.recording() as drawn:
+        hl.render(image)
+    texts = [d.text for d in drawn]
+    assert "Mbit/s" in texts and not any(t.endswith(" Mbit/s") for t in texts)
+    assert not w.graphs._fair_floor.label.isVisible()
+    roomy = build("qdisc-fairness-2011", (1920, 1080), "standard", 4, AT_S, str(tmp_path), play_s=0.5)
+    shown.append(roomy)
+    assert not roomy.headline.caption_folded and roomy.graphs._fair_floor.label.isVisible()
+
+
+def test_a_caption_folded_by_the_window_sends_it_no_signal_back(shown) -> None:
+    panel = HeadlinePanel()
+    shown_tiles = [Tile("fairness (Jain)", "0.95", short="Jain"), Tile("bandwidth", "8578 Mbit/s")]
+    panel.tiles, panel.caption = shown_tiles, "cpuN: share of the dequeues; mean since the start " * 3
+    panel.resize(400, 100)
+    panel.resizeEvent(None)
+    under = panel.caption_under_height()
+    assert under > 0 and panel.height() == panel.full_height()
+    heard: list[bool] = []
+    panel.height_changed.connect(lambda: heard.append(True))
+    panel.fold_caption(True)
+    assert panel.height() == panel.full_height() - under and not heard
+    panel.fold_caption(False)
+    assert panel.height() == panel.full_height() and not heard
 
 
 def test_a_headline_short_of_room_takes_short_labels_before_a_second_row(shown) -> None:

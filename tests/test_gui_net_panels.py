@@ -591,6 +591,33 @@ def test_the_headline_gives_bandwidth_four_figures(qtbot) -> None:
         assert re.fullmatch(pattern, bandwidth), (story, bandwidth)
 
 
+@pytest.mark.parametrize("stopped", [False, True])
+def test_the_device_box_words_stay_inside_a_narrow_box(qapp, stopped: bool) -> None:
+    # Large text with seven or eight CPUs left the device box 60 px wide: "10G NIC" ran past both its
+    # sides and the ring's reading "114/3584" was cut at them. Each line now takes a shorter wording.
+    from PySide6.QtCore import QRectF
+
+    from gui.draw import text_log
+    from gui.draw.qdisc_device import device_lines, draw_device_frame, draw_tx_ring
+    from gui.draw.qdisc_style import qdisc_fonts
+
+    q = dataclasses.replace(fake_qdisc(stopped=stopped), tx_ring_used=1114, tx_ring_size=3584)
+    fonts = qdisc_fonts()
+    for rect in (QRectF(10, 10, 60, 90), QRectF(10, 10, 60, 240), QRectF(10, 10, 160, 90)):
+        image = QImage(200, 300, QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            p = text_log.painter(image)
+            lines = device_lines(rect, q)
+            draw_device_frame(p, fonts, rect, stopped, lines)
+            draw_tx_ring(p, fonts, rect, q)
+            p.end()
+        assert drawn, "the box has words"
+        for d in drawn:
+            assert rect.left() <= d.visible.left() and d.visible.right() <= rect.right(), (rect, d.text)
+        if rect.width() >= 160:
+            assert any(d.text in ("10G NIC", "1114/3584") for d in drawn)  # a wide box: the long words
+
+
 def test_a_label_too_long_for_its_box_takes_its_shorter_wording_before_an_ellipsis(qapp) -> None:
     # A narrow CPU box said "holds busy…" and a narrow band "71.5 k dro…": each label now offers
     # wordings longest first, and only the last one is ever cut.

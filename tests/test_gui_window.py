@@ -614,6 +614,17 @@ def test_a_stage_too_short_even_without_the_legend_lets_idle_cpus_share_a_lane()
     assert not nothing.lanes_merged and nothing.lanes_h == 190  # no idle CPUs: every lane stays
 
 
+def test_a_stage_short_even_after_the_lanes_folds_the_headline_caption() -> None:
+    args = {"lanes_needed": 250, "lanes_hint": 400, "qdisc": False, "lanes_legend_h": 60}
+    roomy = plan_layout(1280, 480, **args, caption_h=25)
+    assert roomy.caption  # 190 + 262 fit in 480: the lanes' legend was enough
+    short = plan_layout(1280, 420, **args, caption_h=25)
+    assert not short.lanes_legend and not short.caption  # 190 + 262 > 420: the caption's line goes too
+    assert short.lanes_h + sum(short.lower) > 0
+    beside = plan_layout(1280, 420, **args)
+    assert beside.caption  # a caption beside the tiles costs no line: nothing to fold
+
+
 # ---- the first frame before the graphs ------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ tall enough for each at a readable height; otherwise the lanes stay on top and t
 the graphs share the rest side by side. The lanes always get the height that shows every CPU; where
 that would leave the middle panel and the graphs less than their least height (large text, many
 CPUs, a small screen), the lanes leave their legend out first, then let neighbouring idle CPUs share
-one lane.
+one lane, then the headline leaves out its caption's line under its tiles.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class Plan:
     lower: tuple[int, int]  # sizes of the middle panel and the graphs along the lower split
     lanes_legend: bool = True  # the lanes show their legend (else its rows go to the panels below)
     lanes_merged: bool = False  # neighbouring idle CPUs share one lane (their rows go to the panels below)
+    caption: bool = True  # the headline's caption is shown (else its line under the tiles goes below)
 
 
 def plan_layout(
@@ -43,12 +44,14 @@ def plan_layout(
     settings_min_w: int = 0,
     lanes_legend_h: int = 0,
     lanes_merged: tuple[int, int] = (0, 0),
+    caption_h: int = 0,
 ) -> Plan:
     """The arrangement for a body of ``width`` × ``height`` px (below the time controls): the lanes need
     ``lanes_needed`` px to show every CPU (``lanes_legend_h`` of it their legend) and would like
     ``lanes_hint``; ``scale`` is the theme's text scale (larger text needs wider side columns); the
     settings need ``settings_min_w``; ``lanes_merged`` is what the lanes need and would like with the
-    legend out and the idle CPUs sharing lanes ((0, 0): nothing to merge)."""
+    legend out and the idle CPUs sharing lanes ((0, 0): nothing to merge); ``caption_h`` is the line the
+    headline's caption takes under its tiles (0: it sits beside them)."""
     wide = width >= WIDE_MIN_W * min(scale, 1.3)
     side = [round(w * min(scale, 1.3)) for w in SIDE_W]
     side[0] = max(side[0], settings_min_w)
@@ -62,13 +65,16 @@ def plan_layout(
     merged = not legend and lanes_needed + lower_min > height and 0 < lanes_merged[0] < lanes_needed
     if merged:
         lanes_needed, lanes_hint = lanes_merged
+    caption = legend or lanes_needed + lower_min <= height or caption_h <= 0
+    if not caption:
+        height += caption_h
     cap = LANES_MAX[qdisc] if stacked else round(height * 0.3)
     cap = min(cap, round(height - lower_min))
     lanes = max(min(lanes_hint, cap), lanes_needed)
     rest = max(height - lanes, 0)
     if stacked:
         middle = round(rest * (0.46 if qdisc else 0.45))
-        return Plan(wide, columns, True, lanes, (middle, rest - middle), legend, merged)
+        return Plan(wide, columns, True, lanes, (middle, rest - middle), legend, merged, caption)
     stage_w = columns[1]
     middle = round(stage_w * MIDDLE_SHARE)
-    return Plan(wide, columns, False, lanes, (middle, stage_w - middle), legend, merged)
+    return Plan(wide, columns, False, lanes, (middle, stage_w - middle), legend, merged, caption)

@@ -11,10 +11,11 @@ from PySide6.QtGui import QBrush, QPainter, QPen
 
 from gui.draw import palette
 from gui.draw.qdisc_geometry import ring_fill, stopped_rings_text
-from gui.draw.qdisc_style import Fonts, draw_label
+from gui.draw.qdisc_style import Fonts, Words, draw_label
 from model.snapshot import QdiscView
 
-DeviceLines = list[tuple[str, str]]  # (font name, text)
+DeviceLines = list[tuple[str, Words]]  # (font name, its wordings, longest first)
+STOPPED = ("STOPPED", "stop")
 
 
 def is_short(rect: QRectF) -> bool:
@@ -24,15 +25,15 @@ def is_short(rect: QRectF) -> bool:
 
 def device_lines(rect: QRectF, q: QdiscView) -> DeviceLines:
     """The device box's lines of words, (font, text), as many as its height holds."""
-    lines = [("bold", "dummy device" if q.device == "dummy" else "10G NIC")]
-    lines.append(("text", "TX ring" if q.tx_ring_size > 0 else "frees each"))
+    lines: DeviceLines = [("bold", ("dummy device", "dummy") if q.device == "dummy" else ("10G NIC", "NIC"))]
+    lines.append(("text", ("TX ring", "ring") if q.tx_ring_size > 0 else ("frees each", "frees")))
     if q.tx_ring_size <= 0:
-        lines.append(("text", "packet at once"))
+        lines.append(("text", ("packet at once", "at once")))
     short = is_short(rect)
     if short and q.tx_ring_size > 0:
-        lines.append(("text", f"{q.tx_ring_used}/{q.tx_ring_size}"))
+        lines.append(("text", (f"{q.tx_ring_used}/{q.tx_ring_size}", f"{q.tx_ring_used}")))
     if short and q.device_stopped:
-        lines.append(("bold", "STOPPED"))
+        lines.append(("bold", STOPPED))
     fits = max(int((rect.height() - 6) // 22), 1)
     if len(lines) > fits and len(lines) > 1:
         del lines[1]  # "TX ring" goes first
@@ -47,8 +48,8 @@ def draw_device_frame(p: QPainter, fonts: Fonts, rect: QRectF, stopped: bool, li
     if stopped:
         p.fillRect(rect.adjusted(3, 3, -3, -3), QBrush(palette.VERMILLION, Qt.BrushStyle.BDiagPattern))
     for i, (font, text) in enumerate(lines):
-        alarm = text == "STOPPED"
-        draw_label(p, fonts, QPointF(rect.center().x(), rect.y() + 16 + 22 * i), text, font, alarm)
+        at = QPointF(rect.center().x(), rect.y() + 16 + 22 * i)
+        draw_label(p, fonts, at, text, font, text == STOPPED, rect.width() - 4)
 
 
 def draw_tx_ring(p: QPainter, fonts: Fonts, rect: QRectF, q: QdiscView) -> None:
@@ -69,8 +70,15 @@ def draw_tx_ring(p: QPainter, fonts: Fonts, rect: QRectF, q: QdiscView) -> None:
     for i in range(1, len(rings)):
         x = gauge.x() + i * col_w
         p.drawLine(QPointF(x, gauge.top()), QPointF(x, gauge.bottom()))
-    reading = f"{q.tx_ring_used} / {q.tx_ring_size}"
-    draw_label(p, fonts, QPointF(rect.center().x(), gauge.bottom() + 14), reading)
+    reading = (
+        f"{q.tx_ring_used} / {q.tx_ring_size}",
+        f"{q.tx_ring_used}/{q.tx_ring_size}",
+        f"{q.tx_ring_used}",
+    )
+    room = rect.width() - 4
+    draw_label(p, fonts, QPointF(rect.center().x(), gauge.bottom() + 14), reading, room=room)
     if q.device_stopped:
-        for i, text in enumerate(("STOPPED", stopped_rings_text(q))):
-            draw_label(p, fonts, QPointF(rect.center().x(), rect.bottom() - 42 + 20 * i), text, "bold", True)
+        lines: tuple[Words, ...] = (STOPPED, stopped_rings_text(q))
+        for i, text in enumerate(lines):
+            at = QPointF(rect.center().x(), rect.bottom() - 42 + 20 * i)
+            draw_label(p, fonts, at, text, "bold", True, room)

@@ -6,6 +6,8 @@ as a ``Fonts`` mapping by name.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter
 
@@ -86,12 +88,20 @@ def _options(text: Words, levels: int = 0) -> tuple[str, ...]:
 
 
 def draw_label(
-    p: QPainter, fonts: Fonts, center: QPointF, text: str, font: str = "text", alarm: bool = False
+    p: QPainter,
+    fonts: Fonts,
+    center: QPointF,
+    text: Words,
+    font: str = "text",
+    alarm: bool = False,
+    room: float = math.inf,
 ) -> None:
-    """A line of text centred on ``center`` over a white patch, legible on hatching."""
+    """A line of text centred on ``center`` over a white patch, legible on hatching: the first wording
+    of ``text`` that fits ``room`` px (the box it labels), else the last one elided."""
     p.setFont(fonts[font])
-    width = p.fontMetrics().horizontalAdvance(text) + 8
+    words = fitted_words(p, text, room - 8)
+    width = min(p.fontMetrics().horizontalAdvance(words) + 8, room)
     rect = QRectF(center.x() - width / 2, center.y() - 10, width, 20)
     p.fillRect(rect, palette.BACKGROUND)
     p.setPen(palette.VERMILLION.darker(140) if alarm else palette.TEXT)
-    draw_text(p, rect, Qt.AlignmentFlag.AlignCenter, text)
+    p.drawText(rect, Qt.AlignmentFlag.AlignCenter, words)

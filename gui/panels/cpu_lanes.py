@@ -47,11 +47,18 @@ MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they ar
 LEGEND_ROW_H, AXIS_H, LEFT_W, PAD = 26, 28, 290, 8
 MIN_LANE_H = 20.0
 FOOT_PAD = PAD / 2  # under the time axis: the headline below has its own margin
+FOLDED_TOP = 6.0  # above the first lane when the legend is folded
 LegendFlow = tuple[list[tuple[QRectF, str, int | None]], float]  # (swatch, text, code) entries, height
 
 
 def lane_height(avail_px: float, ncpus: int) -> float:
     return max(MIN_LANE_H, min(110.0, avail_px / max(ncpus, 1)))
+
+
+def lanes_top(legend_h: float) -> float:
+    """Where the first lane starts: under the legend, or near the top with the legend folded (room
+    only for the badges' outlines above the first head)."""
+    return PAD + legend_h + 4 if legend_h > 0 else FOLDED_TOP
 
 
 # ---- the panel ------------------------------------------------------------------------------------
@@ -184,7 +191,7 @@ class CpuLanesPanel(HoverTipsPanel):
         (``legend`` True: as if shown, False: as if folded; None: as it is now), the quiet CPUs each
         in a lane of their own or sharing one as ``merged`` says (None: as it is now)."""
         lanes_h = max(len(self._row_spans(merged)), 1) * MIN_LANE_H
-        return int((PAD + self._legend_h(legend) + 4 + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
+        return int((lanes_top(self._legend_h(legend)) + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
 
     def size_hint_height(self, legend: bool | None = None, merged: bool | None = None) -> int:
         """The height the lanes would like (roomy lanes), with the legend and the quiet CPUs as for
@@ -334,7 +341,7 @@ class CpuLanesPanel(HoverTipsPanel):
     def _geometry(self) -> tuple[float, float, float, float]:
         """(legend height, lane top, lane height, strip width)."""
         _, legend_h = self._legend_layout()
-        top = PAD + legend_h + 4
+        top = lanes_top(legend_h)
         avail = self.lh() - top - AXIS_H - FOOT_PAD
         rows = len(self._rows) if self._rows else len(self.lanes)
         return legend_h, top, lane_height(avail, rows), max(self.lw() - LEFT_W - 2 * PAD, 10)

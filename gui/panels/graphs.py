@@ -115,6 +115,17 @@ class GraphsPanel(SnapshotPanel):
         )
         self._fair_floor.label.setFont(panel_font(11))
         self.plots["fairness"].addItem(self._fair_floor, ignoreBounds=True)
+        self.plots["fairness"].getViewBox().sigResized.connect(self._place_floor_label)
+
+    def _place_floor_label(self) -> None:
+        """ "all on one CPU" goes under its line, where Jain (never below 1/n) cannot run over it; where
+        the plot has no room for it there (many CPUs put the line near the time axis, a short plot
+        leaves it a few pixels), the line goes unlabelled rather than over the axis or the data."""
+        view = self.plots["fairness"].getViewBox()
+        y_min, y_max = view.viewRange()[1]
+        label = self._fair_floor.label
+        below = (self._fair_floor.value() - y_min) / max(y_max - y_min, 1e-9) * view.height()
+        label.setVisible(below >= label.boundingRect().height() + 2)
 
     def _curve(
         self, plot: str, name: str, color: QColor, style: int, width: float, steps: bool = True
@@ -179,6 +190,7 @@ class GraphsPanel(SnapshotPanel):
                     item.setPen(pen)
         self.dequeue_bars.restyle()
         self._fair_floor.label.setFont(panel_font(11))
+        self._place_floor_label()
         self.grid.forget(measures=True)
         self._layout()
 
@@ -319,6 +331,7 @@ class GraphsPanel(SnapshotPanel):
         self.dequeue_bars.build(nbars)
         self._fair_floor.setValue(1.0 / max(nbars, 1))
         self._fair_floor.setVisible(nbars > 1)  # one CPU: "all on one CPU" is the fair share itself
+        self._place_floor_label()
         self.grid.set_order(order)
         self._layout()
 

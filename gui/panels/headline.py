@@ -46,9 +46,13 @@ class Tile:
     pattern: Qt.BrushStyle = Qt.BrushStyle.SolidPattern
     tip: str = ""
     short: str = ""  # a shorter label, for a row that does not hold the tiles otherwise
+    short_number: str = ""  # the number that goes with the short label (its unit moved into the label)
 
     def label_for(self, short: bool) -> str:
         return self.short if short and self.short else self.label
+
+    def number_for(self, short: bool) -> str:
+        return self.short_number if short and self.short_number else self.number
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +71,9 @@ def number_room(number: str) -> str:
     return "".join("8" if c.isdigit() else c for c in number)
 
 
-def _room(tiles: list[Tile]) -> list[tuple[str, str]]:
+def _room(tiles: list[Tile]) -> list[tuple[str, str, str]]:
     """What the tiles' widths depend on."""
-    return [(t.label, number_room(t.number)) for t in tiles]
+    return [(t.label, number_room(t.number), number_room(t.short_number)) for t in tiles]
 
 
 def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
@@ -99,7 +103,8 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
     traffic = snapshot.qdisc is not None or bool(snapshot.settings.get("iperf.enabled"))
     if traffic:
         mbps = figures.bandwidth_mbps  # four figures: 63.3 against 95.0 matters, 9076.6 against 9076 not
-        out.append(Tile("bandwidth", f"{mbps:.1f} Mbit/s" if mbps < 999.95 else f"{mbps:.0f} Mbit/s"))
+        number = f"{mbps:.1f}" if mbps < 999.95 else f"{mbps:.0f}"
+        out.append(Tile("bandwidth", f"{number} Mbit/s", short="Mbit/s", short_number=number))
     if figures.fairness_jain is None:
         seen: dict[str, tuple[float, int]] = {}
         for task, task_share in zip(snapshot.tasks, figures.task_share, strict=True):
@@ -142,6 +147,7 @@ class HeadlinePanel(SnapshotPanel):
         self.caption = ""
         self._shown_key: tuple[object, ...] | None = None  # what the tiles were made from
         self._flow_cache: tuple[tuple[object, ...], Flow] | None = None
+        self.caption_folded = False  # the window's choice (``fold_caption``) on a stage short of room
         self.apply_theme()
 
     def reset(self) -> None:
@@ -184,15 +190,35 @@ class HeadlinePanel(SnapshotPanel):
         fits = wrapped.width() <= width and round(wrapped.height() / fm.lineSpacing()) <= lines
         return float(wrapped.height()) if fits else None
 
-    def _fit_height(self) -> None:
-        """As many rows of tiles as the width needs, and the caption beside or under them."""
+    def full_height(self, caption: bool = True) -> int:
+        """The height with the caption shown beside or under the tiles (``caption``), or left out."""
         flow = self._rows(self.lw())
         rows = max(len(flow.rows), 1)
-        caption_h = 0 if self._caption_beside(flow) else font_metrics(self._caption_font).height()
-        height = round((rows * (self._tile_h(flow.big) + PAD / 2) + caption_h + PAD) * self.zoom)
+        under = caption and not self._caption_beside(flow)
+        caption_h = font_metrics(self._caption_font).height() if under else 0
+        return round((rows * (self._tile_h(flow.big) + PAD / 2) + caption_h + PAD) * self.zoom)
+
+    def caption_under_height(self) -> int:
+        """What the caption adds under the tiles (0 where it fits beside them), in widget pixels."""
+        return self.full_height() - self.full_height(caption=False)
+
+    def fold_caption(self, folded: bool) -> None:
+        """Leave the caption out where it would go under the tiles (``folded``): a stage short of room
+        even with the lanes' legend out and the idle CPUs sharing a lane gives its line to the panels
+        below. The tiles' tooltip still says what the numbers are means of."""
+        if folded != self.caption_folded:
+            self.caption_folded = folded
+            self._fit_height(tell=False)  # the window asked for this: no signal back to it
+            self.update()
+
+    def _fit_height(self, tell: bool = True) -> None:
+        """As many rows of tiles as the width needs, and the caption beside or under them (or left out,
+        when folded and it would go under)."""
+        height = self.full_height(caption=not self.caption_folded)
         if height != self.height():
             self.setFixedHeight(height)
-            self.height_changed.emit()
+            if tell:
+                self.height_changed.emit()
 
     def sizeHint(self) -> QSize:
         return QSize(600, self.height())
@@ -229,7 +255,8 @@ class HeadlinePanel(SnapshotPanel):
             self.tiles, self.caption = tiles, caption
             self.setToolTip(
                 "\n".join(
-                    f"{t.label}: {t.number} ({t.tip})" if t.tip else f"{t.label}: {t.number}" for t in tiles
+                    [f"{t.label}: {t.number} ({t.tip})" if t.tip else f"{t.label}: {t.number}" for t in tiles]
+                    + [caption]
                 )
             )
             if resize:
@@ -281,7 +308,8 @@ class HeadlinePanel(SnapshotPanel):
     def _tile_width(self, tile: Tile, big: QFont, inset: float = INSET, short: bool = False) -> float:
         swatch = 18.0 if tile.color is not None else 0.0
         label_w = font_metrics(self._label_font).horizontalAdvance(tile.label_for(short)) + swatch
-        return max(label_w, font_metrics(big).horizontalAdvance(number_room(tile.number))) + inset
+        number_w = font_metrics(big).horizontalAdvance(number_room(tile.number_for(short)))
+        return max(label_w, number_w) + inset
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
@@ -307,7 +335,7 @@ class HeadlinePanel(SnapshotPanel):
             h = self._caption_height(self.lw() - x - PAD, big) or fm.height()
             caption_rect = QRectF(x, y - PAD / 2 - h - 4, self.lw() - x - PAD, h)
             p.drawText(caption_rect, CAPTION_WRAP, self.caption)
-        else:
+        elif not self.caption_folded:
             caption_rect = QRectF(PAD, y, self.lw() - 2 * PAD, fm.height())
             words = fm.elidedText(self.caption, Qt.TextElideMode.ElideRight, int(caption_rect.width()))
             p.drawText(caption_rect, Qt.AlignmentFlag.AlignLeft, words)
@@ -336,4 +364,4 @@ class HeadlinePanel(SnapshotPanel):
         )
         p.setFont(big)
         number = QRectF(box.left() + 6, box.top() + label_h + 3, box.width() - 8, big_h)
-        p.drawText(number, Qt.AlignmentFlag.AlignLeft, tile.number)
+        p.drawText(number, Qt.AlignmentFlag.AlignLeft, tile.number_for(short))
