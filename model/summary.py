@@ -70,6 +70,11 @@ def qdisc_summary(tx: TxPath, q: Qdisc) -> dict[str, Any]:
             "exit_reasons": dict(tx.c.exit_reasons),
             # Each reason's share of all __qdisc_run exits (jamal counted why the loop stopped).
             "exit_shares": {k: round(v / max(exits, 1), 4) for k, v in tx.c.exit_reasons.items()},
+            # Per CPU: why its runs ended, and how many packets it dequeued in each context (its
+            # sender's dev_queue_xmit, its NET_TX softirq, its ksoftirqd); a run still going is in
+            # per_cpu_dequeued but not yet here.
+            "per_cpu_exit_reasons": [dict(d) for d in tx.c.per_cpu_exits],
+            "per_cpu_dequeued_by_context": [dict(d) for d in tx.c.per_cpu_context_dequeued],
             "max_min": round(max(counts) / max(min(counts), 1), 2),
         },
         "fairness_jain": jain_index(tx.c.per_cpu_dequeued),

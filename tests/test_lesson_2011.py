@@ -67,6 +67,21 @@ def test_under_3_0_most_loops_on_an_interrupt_cpu_end_when_its_rings_stop() -> N
     assert ends[False][1] > ends[False][0]
 
 
+def test_under_3_0_cpu0_and_cpu3_keep_the_role_from_their_net_tx_softirq_to_the_jiffy() -> None:
+    # "their loops end early when a ring stops (tx_busy). cpu0 and cpu3, whose rings cpu1 and cpu2
+    # clean for them, take the role back from their own NET_TX softirq and keep it to the jiffy"
+    # (README: "248 of the 249 jiffy exits; 53-62 % of their packets go out from that softirq")
+    q = summary(qdisc__exit_rule="time")["qdisc"]
+    by_context, exits = q["per_cpu_dequeued_by_context"], q["per_cpu_exit_reasons"]
+    for cpu in (0, 3):
+        others = by_context[cpu]["sender"] + by_context[cpu]["ksoftirqd"]
+        assert by_context[cpu]["softirq"] > others, (cpu, by_context[cpu])
+        assert exits[cpu]["jiffy"] > 0
+    for cpu in (1, 2):
+        assert exits[cpu]["tx_busy"] > 0.95 * sum(exits[cpu].values()), (cpu, exits[cpu])
+        assert exits[cpu]["jiffy"] < min(exits[0]["jiffy"], exits[3]["jiffy"]) / 4
+
+
 def test_a_smaller_weight_p_is_fairer_on_the_nic() -> None:
     # jamal: "The system could be made more fair if we reduce the weight_p"
     small = jain_index(counts(qdisc__exit_rule="quota", qdisc__weight_p=8))

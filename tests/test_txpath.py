@@ -196,6 +196,28 @@ def test_an_interrupt_cpu_dequeuing_with_bottom_halves_off_cannot_clean_its_ring
     assert by[(False, "jiffy")] > by[(False, "tx_busy")]
 
 
+@pytest.mark.parametrize("rule", ["time", "quota"])
+def test_each_cpu_s_exits_and_packets_by_context_add_up_to_its_runs_and_dequeues(rule: str) -> None:
+    sim = run({"qdisc.exit_rule": rule}, 30 * MS)
+    q = sim.summary()["qdisc"]
+    exits = [sum(d.values()) for d in q["per_cpu_exit_reasons"]]
+    packets = [sum(d.values()) for d in q["per_cpu_dequeued_by_context"]]
+    running = [r for r in (sim.txpath.running,) if r is not None] if sim.txpath is not None else []
+    open_cpu = running[0].cpu if running else -1  # a run still going has begun and not yet ended
+    for cpu in range(4):
+        assert exits[cpu] == q["per_cpu_runs"][cpu] - (cpu == open_cpu)
+        assert packets[cpu] <= q["per_cpu_dequeued"][cpu]
+        assert packets[cpu] == q["per_cpu_dequeued"][cpu] or cpu == open_cpu
+    reasons = {k: sum(d[k] for d in q["per_cpu_exit_reasons"]) for k in q["exit_reasons"]}
+    assert reasons == q["exit_reasons"]
+    tenures_by_cpu = Counter()
+    for _, cpu, _, n, _, ctx in tenures(sim):
+        tenures_by_cpu[(cpu, ctx.partition("/")[0])] += n
+    for cpu, by_context in enumerate(q["per_cpu_dequeued_by_context"]):
+        for context, n in by_context.items():
+            assert tenures_by_cpu[(cpu, context)] == n  # the trace's runs say the same
+
+
 def test_a_stopped_ring_s_packet_parks_in_gso_skb_and_blocks_the_qdisc() -> None:
     sim = run({"xmit.drv_ns": 300, "qdisc.limit": 1000}, 10 * MS, trace="off")
     tx = sim.txpath

@@ -35,6 +35,9 @@ from model.snapshot import TenureRecord
 
 NET_TX: Final = 1 << 2  # softirq bits: NET_TX_SOFTIRQ 2
 NET_RX: Final = 1 << 3  # NET_RX_SOFTIRQ 3
+# Where a CPU ran __qdisc_run(): its sender's dev_queue_xmit(), its NET_TX softirq (net_tx_action() at
+# irq exit or local_bh_enable()), or net_tx_action() in its ksoftirqd (the contexts' names' prefixes).
+RUN_CONTEXTS: Final = ("sender", "softirq", "ksoftirqd")
 
 
 @dataclass
@@ -42,6 +45,10 @@ class Counters:
     per_cpu_dequeued: list[int]  # packets each CPU transmitted as the dequeuer
     per_cpu_runs: list[int]  # __qdisc_run() calls per CPU
     exit_reasons: dict[str, int] = field(default_factory=lambda: dict.fromkeys(EXIT_REASONS, 0))
+    per_cpu_exits: list[dict[str, int]] = field(default_factory=list)  # per CPU: its runs' exit reasons
+    per_cpu_context_dequeued: list[dict[str, int]] = field(
+        default_factory=list
+    )  # per CPU: packets by context
     runs: int = 0
     empty_runs: int = 0  # __qdisc_run() calls that sent nothing (blocked gso_skb, empty queue)
     requeues: int = 0
@@ -75,6 +82,8 @@ class QdiscRunner(CpuEngine):
                            cfg.per_cpu_rings)  # fmt: skip
         self.sockets = [UdpSocket(cfg.sndbuf_bytes, cfg.truesize) for _ in range(ncpus)]
         self.c = Counters([0] * ncpus, [0] * ncpus)
+        self.c.per_cpu_exits = [dict.fromkeys(EXIT_REASONS, 0) for _ in range(ncpus)]
+        self.c.per_cpu_context_dequeued = [dict.fromkeys(RUN_CONTEXTS, 0) for _ in range(ncpus)]
         self.sent_dummy = 0
 
     # ---- hooks of the later layers ----------------------------------------------------------------
@@ -213,6 +222,8 @@ class QdiscRunner(CpuEngine):
     def _q_end(self, ctx: Ctx, reason: str) -> None:
         """qdisc_run_end(): RUNNING is clear; the root lock is still held by ``ctx``."""
         self.c.exit_reasons[reason] += 1
+        self.c.per_cpu_exits[ctx.cpu][reason] += 1
+        self.c.per_cpu_context_dequeued[ctx.cpu][ctx.name.partition("/")[0]] += ctx.pkts
         if ctx.pkts == 0:
             self.c.empty_runs += 1
         self.running = None
