@@ -229,6 +229,10 @@ class QdiscView:
     ring_used: tuple[int, ...] = ()  # per TX ring: descriptors in use
     ring_stopped: tuple[bool, ...] = ()  # per TX ring: stopped (XOFF)
     ksoftirqd_wakeups: int = 0
+    # per CPU: its dequeuer runs' exit reasons, and the packets it dequeued in each context (its sender,
+    # its NET_TX softirq, its ksoftirqd), as (name, count) pairs
+    per_cpu_exit_reasons: tuple[tuple[tuple[str, int], ...], ...] = ()
+    per_cpu_dequeued_by_context: tuple[tuple[tuple[str, int], ...], ...] = ()
 
 
 # ---- the machine now ---------------------------------------------------------------------------------

@@ -591,6 +591,28 @@ def test_the_headline_gives_bandwidth_four_figures(qtbot) -> None:
         assert re.fullmatch(pattern, bandwidth), (story, bandwidth)
 
 
+def test_a_cpu_box_s_tip_says_where_it_dequeued_and_why_its_runs_ended() -> None:
+    # Hovering cpu1 in the 3.0 story says why it dequeues so little: its runs end when a ring stops.
+    from gui.draw.qdisc_tips import cpu_tip
+
+    sim = Simulation(load_scenario("qdisc-fairness-2011"), trace="off")
+    q = sim.advance(100_000_000).qdisc
+    assert q is not None
+    summary = sim.summary()["qdisc"]
+    for cpu in range(4):
+        by_context = dict(q.per_cpu_dequeued_by_context[cpu])
+        assert by_context == summary["per_cpu_dequeued_by_context"][cpu]
+        assert dict(q.per_cpu_exit_reasons[cpu]) == summary["per_cpu_exit_reasons"][cpu]
+    tip = cpu_tip(q, 1).splitlines()
+    ends = dict(q.per_cpu_exit_reasons[1])
+    assert tip[0].startswith("cpu1: ")
+    assert f"{dict(q.per_cpu_dequeued_by_context[1])['sender']} in its sender" in tip[1]
+    assert tip[2] == "its dequeuer runs ended: " + ", ".join(f"{k} {n}" for k, n in ends.items() if n)
+    assert "tx_busy" in tip[2]
+    quiet = dataclasses.replace(q, per_cpu_exit_reasons=(), per_cpu_dequeued_by_context=())
+    assert len(cpu_tip(quiet, 1).splitlines()) == 2  # a view without them: the counts alone
+
+
 @pytest.mark.parametrize("stopped", [False, True])
 def test_the_device_box_words_stay_inside_a_narrow_box(qapp, stopped: bool) -> None:
     # Large text with seven or eight CPUs left the device box 60 px wide: "10G NIC" ran past both its

@@ -32,12 +32,28 @@ def describe_qdisc_at(q: QdiscView, lay: QdiscLayout, pos: QPointF) -> str:
     return ""
 
 
+CONTEXT_WORDS = {
+    "sender": "in its sender",
+    "softirq": "in its NET_TX softirq",
+    "ksoftirqd": "in its ksoftirqd",
+}
+
+
 def cpu_tip(q: QdiscView, cpu: int) -> str:
+    """A sender CPU: its role now, what it dequeued and enqueued, where it dequeued (its sender's
+    dev_queue_xmit or its NET_TX softirq) and why its dequeuer runs ended."""
     _role, headline, detail = cpu_role(q, cpu)
-    return (
-        f"cpu{cpu}: {headline}, {detail}\n{q.per_cpu_dequeued[cpu]} packets dequeued, "
-        f"{q.per_cpu_enqueued[cpu]} enqueued"
-    )
+    lines = [f"cpu{cpu}: {headline}, {detail}"]
+    where = ""
+    if cpu < len(q.per_cpu_dequeued_by_context):
+        parts = [f"{n} {CONTEXT_WORDS.get(k, k)}" for k, n in q.per_cpu_dequeued_by_context[cpu] if n]
+        where = f" ({', '.join(parts)})" if parts else ""
+    lines.append(f"{q.per_cpu_dequeued[cpu]} packets dequeued{where}, {q.per_cpu_enqueued[cpu]} enqueued")
+    if cpu < len(q.per_cpu_exit_reasons):
+        ends = [f"{k} {n}" for k, n in q.per_cpu_exit_reasons[cpu] if n]
+        if ends:
+            lines.append(f"its dequeuer runs ended: {', '.join(ends)}")
+    return "\n".join(lines)
 
 
 def band_tip(band: BandView) -> str:
