@@ -202,8 +202,8 @@ def test_each_cpu_s_exits_and_packets_by_context_add_up_to_its_runs_and_dequeues
     q = sim.summary()["qdisc"]
     exits = [sum(d.values()) for d in q["per_cpu_exit_reasons"]]
     packets = [sum(d.values()) for d in q["per_cpu_dequeued_by_context"]]
-    running = [r for r in (sim.txpath.running,) if r is not None] if sim.txpath is not None else []
-    open_cpu = running[0].cpu if running else -1  # a run still going has begun and not yet ended
+    assert sim.txpath is not None
+    open_cpu = sim.txpath.dequeuer_cpu()  # a run still going has begun and not yet ended
     for cpu in range(4):
         assert exits[cpu] == q["per_cpu_runs"][cpu] - (cpu == open_cpu)
         assert packets[cpu] <= q["per_cpu_dequeued"][cpu]

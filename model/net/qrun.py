@@ -45,10 +45,9 @@ class Counters:
     per_cpu_dequeued: list[int]  # packets each CPU transmitted as the dequeuer
     per_cpu_runs: list[int]  # __qdisc_run() calls per CPU
     exit_reasons: dict[str, int] = field(default_factory=lambda: dict.fromkeys(EXIT_REASONS, 0))
-    per_cpu_exits: list[dict[str, int]] = field(default_factory=list)  # per CPU: its runs' exit reasons
-    per_cpu_context_dequeued: list[dict[str, int]] = field(
-        default_factory=list
-    )  # per CPU: packets by context
+    # per CPU: its runs' exit reasons, and the packets it dequeued in each of RUN_CONTEXTS
+    per_cpu_exits: list[dict[str, int]] = field(default_factory=list)
+    per_cpu_context_dequeued: list[dict[str, int]] = field(default_factory=list)
     runs: int = 0
     empty_runs: int = 0  # __qdisc_run() calls that sent nothing (blocked gso_skb, empty queue)
     requeues: int = 0
