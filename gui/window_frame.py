@@ -121,6 +121,9 @@ class WindowFrame:
                 lanes.size_hint_height(legend=False, merged=True),
             ),
             self.window.headline.caption_under_height(),
+            self.window.headline.compact_saving()
+            + lanes.needed_height(legend=False, merged=True, compact=False)
+            - lanes.needed_height(legend=False, merged=True, compact=True),
         )
         if plan == self.plan:
             return
@@ -133,6 +136,8 @@ class WindowFrame:
         lanes.fold_legend(not plan.lanes_legend)
         lanes.merge_quiet(plan.lanes_merged)
         self.window.headline.fold_caption(not plan.caption)
+        self.window.headline.compact_tiles(plan.compact)
+        lanes.compact_lanes(plan.compact)
         headline = self.window.headline.height()
         lanes.setMinimumHeight(lanes.needed_height())  # the splitter never hides a CPU's lane
         self._arrange_columns(plan.wide)

@@ -8,6 +8,7 @@ image of its size. A fake wall clock drives the landing's fade, so nothing sleep
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 from fakes import TWO_CPUS
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QFont, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
@@ -24,8 +25,10 @@ from gui.draw import formats as fmt
 from gui.draw import landing as ldg
 from gui.draw import lane_history as ch
 from gui.draw import lane_window as lw
+from gui.draw import palette
 from gui.draw import runqueue_scene as rs
 from gui.draw.lane_history import LaneHistory
+from gui.panels import cpu_lanes as cl
 from gui.panels import runqueue as rp
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.runqueue import RunqueuePanel
@@ -330,6 +333,42 @@ def test_idle_cpus_share_a_lane_when_asked_until_one_runs_something(lanes: CpuLa
     assert lanes._rows == [(0, 0), (1, 1), (2, 3), (4, 4), (5, 7)]
     lanes.merge_quiet(False)
     assert len(lanes._rows) == 8
+
+
+def test_compact_lanes_asked_for_by_the_window_are_closer_together(lanes: CpuLanesPanel, qtbot) -> None:
+    sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides({"machine.cpus": 4}))
+    lanes.render(sim.advance(2_000_000))
+    lanes.resize(800, lanes.needed_height())
+    full, least = lanes.needed_height(), lanes.min_lane_px()
+    with qtbot.assertNotEmitted(lanes.needed_height_changed):  # the window asked: no signal back to it
+        lanes.compact_lanes(True)
+    step = (cl.MIN_LANE_H - cl.COMPACT_LANE_H) * lanes.zoom
+    assert lanes.needed_height() == pytest.approx(full - 4 * step, abs=1)
+    assert lanes.needed_height(compact=False) == full and lanes.min_lane_px() == least - step
+    lanes.resize(800, lanes.needed_height())
+    rects = lanes.lane_rects()
+    assert len(rects) == 4 and all(r.height() >= lanes.min_lane_px() - 0.5 for r in rects)
+    assert all(a.bottom() < b.top() for a, b in itertools.pairwise(rects))
+    lanes.compact_lanes(False)
+    assert lanes.needed_height() == full
+
+
+def test_a_strip_with_no_yields_to_mark_gives_their_band_to_the_tasks(qapp) -> None:
+    # With eight CPUs a lane's strip is 14 px, and the yield marks' 10 px band above it left the 2011
+    # senders (which never yield) a 4 px line. Until a yield is seen the strip takes the band's height.
+    from gui.draw.lane_painting import YIELD_H, paint_strip
+
+    def pixel_at(y: int, yield_band: bool) -> QColor:
+        image = QImage(120, 20, QImage.Format.Format_ARGB32)
+        image.fill(palette.BACKGROUND)
+        p = QPainter(image)
+        paint_strip(p, ([(10.0, 110.0, 1)], [], []), QRectF(0, 0, 120, 14), {1: "x"}, QFont(), yield_band)
+        p.end()
+        return image.pixelColor(60, y)
+
+    assert pixel_at(YIELD_H // 2, True) == palette.BACKGROUND  # the band, empty
+    assert pixel_at(YIELD_H // 2, False) != palette.BACKGROUND  # the task's colour
+    assert pixel_at(YIELD_H + 2, True) == pixel_at(YIELD_H + 2, False) != palette.BACKGROUND
 
 
 def test_lanes_window_reset_and_dequeuer(lanes: CpuLanesPanel) -> None:

@@ -188,14 +188,14 @@ def test_the_headline_holds_eight_cpus_on_one_row_that_holds_still(shown) -> Non
 
 
 def test_a_stage_too_tall_for_the_screen_scrolls_and_the_window_stays_on_it(shown, tmp_path) -> None:
-    # Large text with eight CPUs needs more height than a 1280x720 screen has: the window once grew past
+    # Large text with eight CPUs needs more height than a short window has: the window once grew past
     # the screen (855 px on 1366x768), its graphs and status line below its edge. Now the stage scrolls.
-    w = build("qdisc-fairness-2011", (1280, 720), "large", 8, AT_S, str(tmp_path), play_s=0.5)
+    w = build("qdisc-fairness-2011", (1280, 640), "large", 8, AT_S, str(tmp_path), play_s=0.5)
     shown.append(w)
-    assert w.height() <= 720
+    assert w.height() <= 640
     bar = w.frame.stage_scroll.verticalScrollBar()
     assert bar.maximum() > 0 and w.frame.stage.height() > w.frame.stage_scroll.viewport().height()
-    assert any(line.startswith("the stage scrolls") for line in problems(w, (1280, 720)))
+    assert any(line.startswith("the stage scrolls") for line in problems(w, (1280, 640)))
     bar.setValue(bar.maximum())
     QApplication.processEvents()
     bottom = w.graphs.mapTo(w.frame.stage_scroll.viewport(), w.graphs.rect().bottomLeft()).y()
@@ -285,6 +285,56 @@ def test_large_text_on_a_small_screen_fits_the_2011_story_with_every_cpu_sending
     roomy = build("qdisc-fairness-2011", (1920, 1080), "standard", 4, AT_S, str(tmp_path), play_s=0.5)
     shown.append(roomy)
     assert not roomy.headline.caption_folded and roomy.graphs._fair_floor.label.isVisible()
+
+
+def test_large_text_on_a_projector_fits_the_2011_story_with_eight_cpus_sending(shown, tmp_path) -> None:
+    # Eight busy lanes, two rows of tiles and the qdisc's least height needed 658 px of the 568 a
+    # 1280x720 screen gives the stage in large text, which scrolled. The tiles now go compact (each CPU
+    # named by its number beside its swatch: one row) and the lanes a little closer together.
+    w = check(shown, tmp_path, "qdisc-fairness-2011", (1280, 720), "large", 8)
+    hl, lanes = w.headline, w.cpu_lanes
+    assert hl.tiles_compact and lanes.compact and hl.caption_folded
+    flow = hl._rows(hl.lw())
+    assert len(flow.rows) == 1 and flow.compact
+    image = QImage(hl.size(), QImage.Format.Format_ARGB32)
+    with text_log.recording() as drawn:
+        hl.render(image)
+    texts = [d.text for d in drawn]
+    assert [str(cpu) for cpu in range(8)] == [t for t in texts if t.isdigit() and len(t) == 1]
+    assert "cpu0" not in texts and "cpu0: " in hl.toolTip()  # the tooltip still names each tile
+    assert len(lanes.lane_rects()) == 8 and len({r.getRect() for r in lanes.lane_rects()}) == 8
+    roomy = build("qdisc-fairness-2011", (1920, 1080), "large", 8, AT_S, str(tmp_path), play_s=0.5)
+    shown.append(roomy)
+    assert not roomy.headline.tiles_compact and not roomy.cpu_lanes.compact
+
+
+def test_compact_tiles_asked_for_by_the_window_take_one_row_and_send_no_signal_back(shown) -> None:
+    theme.set_theme(theme.make_theme("large", 1.0))
+    panel = HeadlinePanel()
+    shares = [15, 12, 7, 15, 15, 12, 12, 12]
+    per_cpu = [Tile(f"cpu{i}", f"{s}%", palette.cpu_color(i), compact=str(i)) for i, s in enumerate(shares)]
+    fairness = Tile("fairness (Jain)", "0.95", short="Jain")
+    bandwidth = Tile("bandwidth", "8578 Mbit/s", short="Mbit/s", short_number="8578")
+    panel.tiles, panel.caption = [fairness, *per_cpu, bandwidth], "cpuN: share of the dequeues; mean"
+    smallest = QFont()
+    smallest.setPointSizeF(headline.COMPACT_NUMBER_PT)
+    smallest.setBold(True)
+    compact = [panel._tile_width(t, smallest, headline.TIGHT_INSET, True, True) for t in panel.tiles]
+    room = sum(compact) + headline.TIGHT_GAP * (len(compact) + 1) + 2
+    panel.resize(round(room * theme.current().font_factor), 100)
+    panel.resizeEvent(None)
+    assert len(panel._rows(panel.lw()).rows) == 2, "not compact: two rows in this width"
+    saving = panel.compact_saving()
+    two_rows = panel.height()
+    assert saving > 0 and panel.full_height(caption=False, compact=True) == two_rows - saving
+    heard: list[bool] = []
+    panel.height_changed.connect(lambda: heard.append(True))
+    panel.compact_tiles(True)
+    flow = panel._rows(panel.lw())
+    assert len(flow.rows) == 1 and flow.compact and not heard
+    assert panel.height() == two_rows - saving + (panel.full_height() - panel.full_height(caption=False))
+    panel.compact_tiles(False)
+    assert len(panel._rows(panel.lw()).rows) == 2 and panel.height() == two_rows and not heard
 
 
 def test_a_caption_folded_by_the_window_sends_it_no_signal_back(shown) -> None:

@@ -625,6 +625,19 @@ def test_a_stage_short_even_after_the_lanes_folds_the_headline_caption() -> None
     assert beside.caption  # a caption beside the tiles costs no line: nothing to fold
 
 
+def test_a_stage_short_even_without_the_caption_makes_the_headline_and_lanes_compact() -> None:
+    args = {"lanes_needed": 250, "lanes_hint": 400, "qdisc": False, "lanes_legend_h": 60}
+    folded = plan_layout(1280, 430, **args, caption_h=25, compact_h=60)
+    assert not folded.caption and not folded.compact  # 190 + 262 <= 430 + 25: the caption was enough
+    short = plan_layout(1280, 380, **args, caption_h=25, compact_h=60)
+    assert not short.caption and short.compact  # 190 + 262 > 380 + 25: the tiles and lanes go compact
+    assert short.lanes_h == 190 and sum(short.lower) == short.columns[1]
+    beside = plan_layout(1280, 380, **args, compact_h=60)
+    assert beside.compact and not beside.caption  # a caption beside the tiles goes with them
+    nothing = plan_layout(1280, 380, **args, caption_h=25, compact_h=25)
+    assert not nothing.compact  # compact tiles saving no more than the caption's fold: not worth it
+
+
 # ---- the first frame before the graphs ------------------------------------------------------------
 
 

@@ -99,11 +99,15 @@ def paint_lane_head(
     p.drawText(QPointF(swatch.right() + 6, swatch.bottom() - 2), words)
 
 
-def paint_strip(p: QPainter, runs: LaneRuns, r: QRectF, names: Mapping[int, str], bold: QFont) -> None:
+def paint_strip(
+    p: QPainter, runs: LaneRuns, r: QRectF, names: Mapping[int, str], bold: QFont, yield_band: bool = True
+) -> None:
     """A lane's strip in ``r``: tasks full height, interrupts over their lower part, names on the
-    segments wide enough to hold one, and the yield marks in the band above."""
+    segments wide enough to hold one, and the yield marks in the band above (``yield_band``; a story
+    in which nothing has yielded gives the band's height to the strip: at many CPUs it is most of it)."""
     tasks, irqs, yields = runs
-    bar = QRectF(r.left(), r.top() + YIELD_H, r.width(), r.height() - YIELD_H)
+    band = YIELD_H if yield_band else 0
+    bar = QRectF(r.left(), r.top() + band, r.width(), r.height() - band)
     p.setPen(QPen(palette.GREY, 1))
     p.setBrush(palette.BACKGROUND)
     p.drawRect(bar)

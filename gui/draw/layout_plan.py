@@ -7,7 +7,7 @@ tall enough for each at a readable height; otherwise the lanes stay on top and t
 the graphs share the rest side by side. The lanes always get the height that shows every CPU; where
 that would leave the middle panel and the graphs less than their least height (large text, many
 CPUs, a small screen), the lanes leave their legend out first, then let neighbouring idle CPUs share
-one lane, then the headline leaves out its caption's line under its tiles.
+one lane, then the headline leaves out its caption's line under its tiles, then its tiles go compact.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ class Plan:
     lanes_legend: bool = True  # the lanes show their legend (else its rows go to the panels below)
     lanes_merged: bool = False  # neighbouring idle CPUs share one lane (their rows go to the panels below)
     caption: bool = True  # the headline's caption is shown (else its line under the tiles goes below)
+    compact: bool = False  # the headline's tiles are compact (their second row goes below)
 
 
 def plan_layout(
@@ -45,13 +46,15 @@ def plan_layout(
     lanes_legend_h: int = 0,
     lanes_merged: tuple[int, int] = (0, 0),
     caption_h: int = 0,
+    compact_h: int = 0,
 ) -> Plan:
     """The arrangement for a body of ``width`` × ``height`` px (below the time controls): the lanes need
     ``lanes_needed`` px to show every CPU (``lanes_legend_h`` of it their legend) and would like
     ``lanes_hint``; ``scale`` is the theme's text scale (larger text needs wider side columns); the
     settings need ``settings_min_w``; ``lanes_merged`` is what the lanes need and would like with the
     legend out and the idle CPUs sharing lanes ((0, 0): nothing to merge); ``caption_h`` is the line the
-    headline's caption takes under its tiles (0: it sits beside them)."""
+    headline's caption takes under its tiles (0: it sits beside them); ``compact_h`` what compact tiles
+    with their caption left out would save (0: nothing)."""
     wide = width >= WIDE_MIN_W * min(scale, 1.3)
     side = [round(w * min(scale, 1.3)) for w in SIDE_W]
     side[0] = max(side[0], settings_min_w)
@@ -66,15 +69,18 @@ def plan_layout(
     if merged:
         lanes_needed, lanes_hint = lanes_merged
     caption = legend or lanes_needed + lower_min <= height or caption_h <= 0
-    if not caption:
-        height += caption_h
+    saved = 0 if caption else caption_h
+    compact = not legend and lanes_needed + lower_min > height + saved and compact_h > saved
+    if compact:  # compact tiles leave their caption out too
+        caption, saved = False, compact_h
+    height += saved
     cap = LANES_MAX[qdisc] if stacked else round(height * 0.3)
     cap = min(cap, round(height - lower_min))
     lanes = max(min(lanes_hint, cap), lanes_needed)
     rest = max(height - lanes, 0)
     if stacked:
         middle = round(rest * (0.46 if qdisc else 0.45))
-        return Plan(wide, columns, True, lanes, (middle, rest - middle), legend, merged, caption)
+        return Plan(wide, columns, True, lanes, (middle, rest - middle), legend, merged, caption, compact)
     stage_w = columns[1]
     middle = round(stage_w * MIDDLE_SHARE)
-    return Plan(wide, columns, False, lanes, (middle, stage_w - middle), legend, merged, caption)
+    return Plan(wide, columns, False, lanes, (middle, stage_w - middle), legend, merged, caption, compact)

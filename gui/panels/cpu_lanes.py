@@ -46,13 +46,14 @@ MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they ar
 
 LEGEND_ROW_H, AXIS_H, LEFT_W, PAD = 26, 28, 290, 8
 MIN_LANE_H = 20.0
+COMPACT_LANE_H = 18.0  # the least lane on a stage short of room even after every other fold
 FOOT_PAD = PAD / 2  # under the time axis: the headline below has its own margin
 FOLDED_TOP = 6.0  # above the first lane when the legend is folded
 LegendFlow = tuple[list[tuple[QRectF, str, int | None]], float]  # (swatch, text, code) entries, height
 
 
-def lane_height(avail_px: float, ncpus: int) -> float:
-    return max(MIN_LANE_H, min(110.0, avail_px / max(ncpus, 1)))
+def lane_height(avail_px: float, ncpus: int, least: float = MIN_LANE_H) -> float:
+    return max(least, min(110.0, avail_px / max(ncpus, 1)))
 
 
 def lanes_top(legend_h: float) -> float:
@@ -91,6 +92,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._needed_h = 0  # the needed_height() the window last heard of
         self.legend_folded = False  # the window's choice (``fold_legend``) on a short stage
         self.quiet_merged = False  # the window's choice (``merge_quiet``) on a stage shorter still
+        self.compact = False  # the window's choice (``compact_lanes``) on a stage shorter again
         self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent)  # paints all of itself: nothing beneath
         self.setMouseTracking(True)
         self.reset()
@@ -186,11 +188,14 @@ class CpuLanesPanel(HoverTipsPanel):
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
         self._relayout()
 
-    def needed_height(self, legend: bool | None = None, merged: bool | None = None) -> int:
+    def needed_height(
+        self, legend: bool | None = None, merged: bool | None = None, compact: bool | None = None
+    ) -> int:
         """The least height that shows every CPU's lane (at their smallest) with the axis and the legend
         (``legend`` True: as if shown, False: as if folded; None: as it is now), the quiet CPUs each
-        in a lane of their own or sharing one as ``merged`` says (None: as it is now)."""
-        lanes_h = max(len(self._row_spans(merged)), 1) * MIN_LANE_H
+        in a lane of their own or sharing one as ``merged`` says, the lanes compact or not as
+        ``compact`` says (None: as they are now)."""
+        lanes_h = max(len(self._row_spans(merged)), 1) * self._least_lane(compact)
         return int((lanes_top(self._legend_h(legend)) + lanes_h + AXIS_H + FOOT_PAD) * self.zoom)
 
     def size_hint_height(self, legend: bool | None = None, merged: bool | None = None) -> int:
@@ -227,6 +232,18 @@ class CpuLanesPanel(HoverTipsPanel):
         self._needed_h = self.needed_height()  # the window asked for this: no signal back to it
         self._relayout()
 
+    def compact_lanes(self, compact: bool) -> None:
+        """Let the lanes go down to ``COMPACT_LANE_H`` (``compact``): the last of the folds a stage
+        short of room makes, with the headline's compact tiles."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        self._needed_h = self.needed_height()  # the window asked for this: no signal back to it
+        self._relayout()
+
+    def _least_lane(self, compact: bool | None = None) -> float:
+        return COMPACT_LANE_H if (self.compact if compact is None else compact) else MIN_LANE_H
+
     def _row_spans(self, merged: bool | None) -> list[tuple[int, int]]:
         """The rows drawn: (first CPU, last CPU) each, with the quiet CPUs merged as ``merged`` says."""
         if merged is None:
@@ -259,7 +276,7 @@ class CpuLanesPanel(HoverTipsPanel):
         ]
 
     def min_lane_px(self) -> float:
-        return (MIN_LANE_H - 4) * self.zoom
+        return (self._least_lane() - 4) * self.zoom
 
     def apply_theme(self) -> None:
         self._parts.clear()
@@ -344,7 +361,8 @@ class CpuLanesPanel(HoverTipsPanel):
         top = lanes_top(legend_h)
         avail = self.lh() - top - AXIS_H - FOOT_PAD
         rows = len(self._rows) if self._rows else len(self.lanes)
-        return legend_h, top, lane_height(avail, rows), max(self.lw() - LEFT_W - 2 * PAD, 10)
+        lane_h = lane_height(avail, rows, self._least_lane())
+        return legend_h, top, lane_h, max(self.lw() - LEFT_W - 2 * PAD, 10)
 
     def _relayout(self) -> None:
         self._layout_size = self.size()
@@ -394,7 +412,8 @@ class CpuLanesPanel(HoverTipsPanel):
                 head.adjusted(-3, -3, 3, 3),  # and the badges' outlines
                 functools.partial(self._paint_lane_head, row=row, r=head),
             )
-            paint_strip(p, runs, QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6), self._names, self._fonts.bold)
+            strip = QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6)
+            paint_strip(p, runs, strip, self._names, self._fonts.bold, self._yields_seen)
         self._parts.end_frame()
         paint_axis(
             p, top + len(self._runs) * lane_h, PAD, (LEFT_W + PAD, strip_w), self.shown, self._fonts.plain
@@ -414,7 +433,9 @@ class CpuLanesPanel(HoverTipsPanel):
     def _paint_lane_head(self, p: QPainter, row: int, r: QRectF) -> None:
         i, last = self._rows[row]
         cpu = self._cpus[i] if i < len(self._cpus) else None
-        paint_lane_head(p, r, i, cpu, self._names, self._dequeuer == i, self._fonts, last_cpu=last)
+        # Compact lanes name their CPU in the task names' size: the larger one is taller than the lane.
+        fonts = self._fonts._replace(big=self._fonts.bold) if self.compact else self._fonts
+        paint_lane_head(p, r, i, cpu, self._names, self._dequeuer == i, fonts, last_cpu=last)
 
     # ---- input --------------------------------------------------------------------------------------
 

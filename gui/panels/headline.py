@@ -24,6 +24,7 @@ from model.metrics import IntervalFigures, interval_figures
 from model.snapshot import Snapshot
 
 LABEL_PT, NUMBER_PT, MIN_NUMBER_PT, CAPTION_PT = 10, 22, 12, 10
+COMPACT_NUMBER_PT = 10  # the big numbers' floor in compact tiles (a stage short of room asks for them)
 MAX_THREAD_TILES = 6
 PAD = 8
 INSET, TIGHT_INSET, TIGHT_GAP = 14.0, 10.0, 4.0  # a tile's room beside its words; tight: many tiles
@@ -47,8 +48,11 @@ class Tile:
     tip: str = ""
     short: str = ""  # a shorter label, for a row that does not hold the tiles otherwise
     short_number: str = ""  # the number that goes with the short label (its unit moved into the label)
+    compact: str = ""  # the shortest label (a CPU's number beside its swatch), for compact tiles
 
-    def label_for(self, short: bool) -> str:
+    def label_for(self, short: bool, compact: bool = False) -> str:
+        if compact and self.compact:
+            return self.compact
         return self.short if short and self.short else self.label
 
     def number_for(self, short: bool) -> str:
@@ -62,6 +66,7 @@ class Flow:
     big: QFont  # the big numbers' font
     gap: float  # between tiles, and before the first
     short: bool = False  # the tiles show their short labels
+    compact: bool = False  # and their compact ones (a stage short of room asked for them)
 
 
 def number_room(number: str) -> str:
@@ -71,9 +76,9 @@ def number_room(number: str) -> str:
     return "".join("8" if c.isdigit() else c for c in number)
 
 
-def _room(tiles: list[Tile]) -> list[tuple[str, str, str]]:
+def _room(tiles: list[Tile]) -> list[tuple[str, str, str, str]]:
     """What the tiles' widths depend on."""
-    return [(t.label, number_room(t.number), number_room(t.short_number)) for t in tiles]
+    return [(t.label, t.compact, number_room(t.number), number_room(t.short_number)) for t in tiles]
 
 
 def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
@@ -98,6 +103,7 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
                     palette.cpu_color(cpu),
                     palette.cpu_pattern(cpu),
                     f"its share of the dequeues: {count} packets",
+                    compact=str(cpu),
                 )
             )
     traffic = snapshot.qdisc is not None or bool(snapshot.settings.get("iperf.enabled"))
@@ -148,6 +154,7 @@ class HeadlinePanel(SnapshotPanel):
         self._shown_key: tuple[object, ...] | None = None  # what the tiles were made from
         self._flow_cache: tuple[tuple[object, ...], Flow] | None = None
         self.caption_folded = False  # the window's choice (``fold_caption``) on a stage short of room
+        self.tiles_compact = False  # the window's choice (``compact_tiles``) on a stage shorter still
         self.apply_theme()
 
     def reset(self) -> None:
@@ -190,13 +197,15 @@ class HeadlinePanel(SnapshotPanel):
         fits = wrapped.width() <= width and round(wrapped.height() / fm.lineSpacing()) <= lines
         return float(wrapped.height()) if fits else None
 
-    def full_height(self, caption: bool = True) -> int:
-        """The height with the caption shown beside or under the tiles (``caption``), or left out."""
-        flow = self._rows(self.lw())
+    def full_height(self, caption: bool = True, compact: bool | None = None) -> int:
+        """The height with the caption shown beside or under the tiles (``caption``), or left out, and
+        the tiles compact or not as ``compact`` says (None: as they are now)."""
+        flow = self._rows(self.lw(), compact)
         rows = max(len(flow.rows), 1)
         under = caption and not self._caption_beside(flow)
         caption_h = font_metrics(self._caption_font).height() if under else 0
-        return round((rows * (self._tile_h(flow.big) + PAD / 2) + caption_h + PAD) * self.zoom)
+        foot = 0 if flow.compact else PAD  # compact: no more under the tiles than between their rows
+        return round((rows * (self._tile_h(flow.big) + PAD / 2) + caption_h + foot) * self.zoom)
 
     def caption_under_height(self) -> int:
         """What the caption adds under the tiles (0 where it fits beside them), in widget pixels."""
@@ -208,6 +217,20 @@ class HeadlinePanel(SnapshotPanel):
         below. The tiles' tooltip still says what the numbers are means of."""
         if folded != self.caption_folded:
             self.caption_folded = folded
+            self._fit_height(tell=False)  # the window asked for this: no signal back to it
+            self.update()
+
+    def compact_saving(self) -> int:
+        """What compact tiles with the caption left out would save against the tiles as they are with
+        the caption shown, in widget pixels."""
+        return self.full_height(compact=False) - self.full_height(caption=False, compact=True)
+
+    def compact_tiles(self, compact: bool) -> None:
+        """Flow the tiles compact (``compact``): the CPUs' tiles labelled by their number beside their
+        swatch and the big numbers allowed smaller, so that a stage short of room even with the caption
+        folded keeps one row of tiles. Their tooltip still names each tile."""
+        if compact != self.tiles_compact:
+            self.tiles_compact = compact
             self._fit_height(tell=False)  # the window asked for this: no signal back to it
             self.update()
 
@@ -268,17 +291,19 @@ class HeadlinePanel(SnapshotPanel):
 
     # ---- layout and painting ----------------------------------------------------------------------
 
-    def _rows(self, width: float) -> Flow:
-        """The tiles flowed into rows of ``width`` (the same words' rooms in the same width: the same
-        flow as the previous frame's)."""
-        key = (width, _room(self.tiles))
+    def _rows(self, width: float, compact: bool | None = None) -> Flow:
+        """The tiles flowed into rows of ``width``, compact or not (None: as they are now); the same
+        words' rooms in the same width give the same flow as the previous frame's."""
+        compact = self.tiles_compact if compact is None else compact
+        key = (width, compact, _room(self.tiles))
         if self._flow_cache is None or self._flow_cache[0] != key:
-            self._flow_cache = (key, self._flow_tiles(width))
+            self._flow_cache = (key, self._flow_tiles(width, compact))
         return self._flow_cache[1]
 
-    def _flow_tiles(self, width: float) -> Flow:
-        """Big numbers shrink (to ``MIN_NUMBER_PT``), then the tiles draw closer together, before a tile
-        moves to another row. A tile is as wide as its label and the widest number of its kind
+    def _flow_tiles(self, width: float, compact: bool = False) -> Flow:
+        """Big numbers shrink (to ``MIN_NUMBER_PT``), then the tiles draw closer together, then (where
+        the window asked for ``compact`` tiles) take their compact labels and smaller numbers, before a
+        tile moves to another row. A tile is as wide as its label and the widest number of its kind
         (``number_room``), so the rows hold still as numbers change."""
         if not self.tiles:  # before the first sample: a row no taller than any the tiles will need
             return Flow([], [], _font(MIN_NUMBER_PT, bold=True), PAD)
@@ -291,10 +316,17 @@ class HeadlinePanel(SnapshotPanel):
             tight = [self._tile_width(t, big, TIGHT_INSET, short) for t in self.tiles]
             if sum(tight) + TIGHT_GAP * (len(tight) + 1) <= width:
                 return self._flow(tight, big, TIGHT_GAP, width, short)
+        for pt in range(MIN_NUMBER_PT, COMPACT_NUMBER_PT - 1, -1) if compact else ():
+            small = _font(pt, bold=True)
+            tight = [self._tile_width(t, small, TIGHT_INSET, True, True) for t in self.tiles]
+            if sum(tight) + TIGHT_GAP * (len(tight) + 1) <= width:
+                return self._flow(tight, small, TIGHT_GAP, width, True, True)
         return self._flow(widths, big, PAD, width)  # more than one row
 
     @staticmethod
-    def _flow(widths: list[float], big: QFont, gap: float, width: float, short: bool = False) -> Flow:
+    def _flow(
+        widths: list[float], big: QFont, gap: float, width: float, short: bool = False, compact: bool = False
+    ) -> Flow:
         rows: list[list[int]] = []
         x = gap
         for i, w in enumerate(widths):
@@ -303,11 +335,13 @@ class HeadlinePanel(SnapshotPanel):
                 x = gap
             rows[-1].append(i)
             x += w + gap
-        return Flow(rows, widths, big, gap, short)
+        return Flow(rows, widths, big, gap, short, compact)
 
-    def _tile_width(self, tile: Tile, big: QFont, inset: float = INSET, short: bool = False) -> float:
+    def _tile_width(
+        self, tile: Tile, big: QFont, inset: float = INSET, short: bool = False, compact: bool = False
+    ) -> float:
         swatch = 18.0 if tile.color is not None else 0.0
-        label_w = font_metrics(self._label_font).horizontalAdvance(tile.label_for(short)) + swatch
+        label_w = font_metrics(self._label_font).horizontalAdvance(tile.label_for(short, compact)) + swatch
         number_w = font_metrics(big).horizontalAdvance(number_room(tile.number_for(short)))
         return max(label_w, number_w) + inset
 
@@ -324,7 +358,7 @@ class HeadlinePanel(SnapshotPanel):
             x = flow.gap
             for i in row:
                 box = QRectF(x, y, flow.widths[i], tile_h)
-                self._paint_tile(p, self.tiles[i], box, big, label_h, big_h, flow.short)
+                self._paint_tile(p, self.tiles[i], box, big, label_h, big_h, flow.short, flow.compact)
                 x += flow.widths[i] + flow.gap
             y += tile_h + PAD / 2
         p.setFont(self._caption_font)
@@ -342,7 +376,15 @@ class HeadlinePanel(SnapshotPanel):
         p.end()
 
     def _paint_tile(
-        self, p: QPainter, tile: Tile, box: QRectF, big: QFont, label_h: float, big_h: float, short: bool
+        self,
+        p: QPainter,
+        tile: Tile,
+        box: QRectF,
+        big: QFont,
+        label_h: float,
+        big_h: float,
+        short: bool,
+        compact: bool,
     ) -> None:
         p.setPen(QPen(palette.GREY, theme.stroke(1)))
         p.setBrush(Qt.BrushStyle.NoBrush)
@@ -360,7 +402,7 @@ class HeadlinePanel(SnapshotPanel):
         p.drawText(
             QRectF(lx, box.top() + 2, box.right() - lx, label_h),
             Qt.AlignmentFlag.AlignLeft,
-            tile.label_for(short),
+            tile.label_for(short, compact),
         )
         p.setFont(big)
         number = QRectF(box.left() + 6, box.top() + label_h + 3, box.width() - 8, big_h)
