@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QPoint, QPointF
+from PySide6.QtCore import QPoint, QPointF, QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
@@ -26,6 +26,7 @@ from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 from gui.draw import graph_items as gi
 from gui.draw import qdisc_geometry as qg
 from gui.draw import series as gs
+from gui.draw import theme
 from gui.draw import window_figures as wf
 from gui.draw.axes import SpacedAxis
 from gui.panels import graphs as gp
@@ -737,3 +738,50 @@ def test_the_all_on_one_cpu_label_sits_under_its_line_where_no_data_can_be(graph
     line_y = view.mapViewToScene(QPointF(0.0, floor.value())).y()
     label = floor.label.mapRectToScene(floor.label.boundingRect())
     assert floor.value() == pytest.approx(0.25) and label.top() >= line_y - 1, (label, line_y)
+
+
+@pytest.mark.parametrize("size", [(480, 290), (1000, 560)])
+def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPanel, size) -> None:
+    # Projector text at 1280x720 with eight CPUs drew "cp…" in every CPU box: the name was cut in the
+    # room left beside the crown's. Only the dequeuer's box keeps that room now, and a name that still
+    # does not fit is the CPU's number beside its colour strip.
+    from gui.draw import text_log
+
+    theme.set_theme(theme.make_theme("projector", 1.0))
+    try:
+        qdisc_panel.apply_theme()
+        sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides({"machine.cpus": 8}))
+        qdisc_panel.resize(*size)
+        qdisc_panel.render(sim.advance(50_000_000))
+        assert qdisc_panel.qdisc is not None
+        lay = qdisc_panel._layout(qdisc_panel.qdisc)
+        assert len(lay.cpus) == 8
+        qdisc_panel._parts.clear()  # every part drawn afresh, not copied from a cached layer
+        image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            qdisc_panel.render(image)
+        zoom = qdisc_panel.zoom
+    finally:
+        theme.set_theme(theme.make_theme("standard", 1.0))  # the look is process-wide
+    for cpu, box in enumerate(lay.cpus):
+        inside = [d.text for d in drawn if QRectF(*box).contains(d.visible.center() / zoom)]
+        assert inside, f"cpu{cpu}'s box has words"
+        assert not any(t.startswith("cp") and t.endswith("…") for t in inside), inside
+        assert f"cpu{cpu}" in inside or str(cpu) in inside or any(t.startswith(f"cpu{cpu} ·") for t in inside)
+
+
+def test_the_dequeued_by_chip_is_left_out_where_it_would_be_a_sliver(qapp) -> None:
+    from gui.draw import text_log
+    from gui.draw.qdisc_bands import draw_path
+    from gui.draw.qdisc_style import qdisc_fonts
+
+    q = fake_qdisc(dequeuer=3)
+    for width, chip in ((1000, True), (440, False)):
+        lay = qg.qdisc_layout(width, 560, 4, 3)
+        image = QImage(width, 560, QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            p = text_log.painter(image)
+            draw_path(p, qdisc_fonts(), lay, q)
+            p.end()
+        assert ("cpu3" in [d.text for d in drawn]) == chip, width
+        assert bool(drawn) == chip, "a panel too narrow for the chip draws none of it"

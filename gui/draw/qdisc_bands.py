@@ -163,11 +163,19 @@ def draw_path(p: QPainter, fonts: Fonts, lay: QdiscLayout, q: QdiscView) -> None
     p.setPen(Qt.PenStyle.NoPen)
     p.drawPolygon(QPolygonF([QPointF(x1 - 2, cy), QPointF(x1 - 16, cy - 10), QPointF(x1 - 16, cy + 10)]))
     who = f"cpu{q.dequeuer_cpu}" if q.dequeuer_cpu >= 0 else "nobody"
-    p.setPen(palette.TEXT)
-    p.setFont(fonts["text"])
-    if x1 - x0 >= 100:
-        draw_text(p, QRectF(x0, cy + 14, x1 - x0, 20), Qt.AlignmentFlag.AlignCenter, "dequeued by")
     chip = QRectF(x0 + 10, cy + 36, x1 - x0 - 20, 24)
+    # A chip too narrow for its longest words, or below the device's box, is left out (it was a sliver
+    # in a narrow panel): the crown and the RUNNING bit's box still say who dequeues.
+    p.setFont(fonts["bold"])
+    if (
+        chip.width() < p.fontMetrics().horizontalAdvance("nobody") + 6
+        or chip.bottom() > lay.device[1] + lay.device[3]
+    ):
+        return
+    p.setPen(palette.TEXT)
+    if x1 - x0 >= 100:
+        p.setFont(fonts["text"])
+        draw_text(p, QRectF(x0, cy + 14, x1 - x0, 20), Qt.AlignmentFlag.AlignCenter, "dequeued by")
     color = palette.cpu_color(q.dequeuer_cpu) if q.dequeuer_cpu >= 0 else palette.LIGHT_GREY
     p.setBrush(QBrush(color))
     p.setPen(Qt.PenStyle.NoPen)

@@ -72,8 +72,11 @@ def _counter_row(name: str, sent: int, dropped: int, backlog: int, form: int) ->
     return f"{name:6s} sent {fmt_count_tight(sent):>6s} drop {fmt_count_tight(dropped):>6s}"
 
 
-def _wordings(line: str, dequeued: int, i: int) -> Words:
-    """A CPU box's line, with the shorter wordings it may take in a narrow box."""
+def _wordings(line: str, dequeued: int, i: int, cpu: int) -> Words:
+    """A CPU box's line, with the shorter wordings it may take in a narrow box (the CPU's name down to
+    its number: its colour strip says whose box it is)."""
+    if line == f"cpu{cpu}":
+        return line, str(cpu)
     if line in ROLE_SHORT:
         return line, ROLE_SHORT[line]
     if i == COUNT_LINE:
@@ -242,6 +245,8 @@ class QdiscPanel(HoverTipsPanel):
                 palette.cpu_color(cpu),
             )
         strip, token = (14.0, 22.0) if rect.width() < 150 else (28.0, 38.0)
+        if role != "dequeuer":  # the crown rests on the dequeuer's box alone
+            token = 8.0
         text = rect.adjusted(strip, 0, -token, 0)
         dequeued = q.per_cpu_dequeued[cpu]
         lines = [f"cpu{cpu} · {headline}", detail, f"{fmt_count(dequeued)} dequeued"]
@@ -262,7 +267,7 @@ class QdiscPanel(HoverTipsPanel):
             spinning = role == "spinning" and headline_row
             p.setPen(palette.VERMILLION.darker(130) if spinning else palette.TEXT)
             row = QRectF(text.x(), y0 + i * line_h, text.width(), line_h)
-            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, _wordings(line, dequeued, i))
+            draw_text(p, row, Qt.AlignmentFlag.AlignVCenter, _wordings(line, dequeued, i, cpu))
 
     def _draw_locks(self, p: QPainter, lay: QdiscLayout, q: QdiscView) -> None:
         """The RUNNING bit's parking slot, the root lock and the busylock queue, top to bottom (or side
