@@ -159,6 +159,10 @@ def test_yield_columns_mark_a_column_switched_if_any_yield_in_it_switched() -> N
     yields = [(500, False), (503, True), (900, False), (50, True), (1_200, True)]
     marks = ch.yield_columns(yields, 1_000, 1_000, 0, 100)  # 10 ns per pixel; t=1200 is in the future
     assert marks == [(5, True), (50, True), (90, False)]
+    dense = [(t, t % 20 == 0) for t in range(0, 1_000, 10)]  # a yield a pixel, every other switched
+    spaced = ch.yield_columns(dense, 1_000, 1_000, 0, 100, spacing=4)
+    assert [x for x, _ in spaced] == list(range(0, 101, 4))  # a comb, not a bar
+    assert all(switched for _, switched in spaced[1:-1])  # each 4 px column holds a switched yield
 
 
 def test_lane_history_merges_sub_quantum_segments_and_stays_bounded() -> None:
@@ -366,9 +370,10 @@ def test_a_strip_with_no_yields_to_mark_gives_their_band_to_the_tasks(qapp) -> N
         p.end()
         return image.pixelColor(60, y)
 
-    assert pixel_at(YIELD_H // 2, True) == palette.BACKGROUND  # the band, empty
-    assert pixel_at(YIELD_H // 2, False) != palette.BACKGROUND  # the task's colour
+    assert pixel_at(2, True) == palette.BACKGROUND  # the band, empty
+    assert pixel_at(2, False) != palette.BACKGROUND  # the task's colour
     assert pixel_at(YIELD_H + 2, True) == pixel_at(YIELD_H + 2, False) != palette.BACKGROUND
+    assert pixel_at(7, True) != palette.BACKGROUND  # a short strip's band takes at most 40 % of it
 
 
 def test_lanes_window_reset_and_dequeuer(lanes: CpuLanesPanel) -> None:

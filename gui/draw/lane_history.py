@@ -56,14 +56,16 @@ def pixel_runs(
 
 
 def yield_columns(
-    yields: Iterable[tuple[int, bool]], now_ns: int, window_ns: int, x0: float, width: float
+    yields: Iterable[tuple[int, bool]], now_ns: int, window_ns: int, x0: float, width: float, spacing: int = 1
 ) -> list[tuple[int, bool]]:
-    """One mark per pixel column that saw a yield; a column is "switched" if any of its yields switched."""
+    """One mark per column of ``spacing`` pixels that saw a yield; a column is "switched" if any of its
+    yields switched. Marks closer than their own width ran together into a solid bar that read as a
+    hard interrupt (a yielder that yields every few microseconds): spaced, they read as a comb."""
     cols: dict[int, bool] = {}
     lo = now_ns - window_ns
     for t, switched in yields:
         if lo <= t <= now_ns:
-            x = round(time_to_x(t, now_ns, window_ns, x0, width))
+            x = round(x0 + round((time_to_x(t, now_ns, window_ns, x0, width) - x0) / spacing) * spacing)
             cols[x] = cols.get(x, False) or switched
     return sorted(cols.items())
 

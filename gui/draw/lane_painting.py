@@ -106,7 +106,8 @@ def paint_strip(
     segments wide enough to hold one, and the yield marks in the band above (``yield_band``; a story
     in which nothing has yielded gives the band's height to the strip: at many CPUs it is most of it)."""
     tasks, irqs, yields = runs
-    band = YIELD_H if yield_band else 0
+    # The band takes at most 40 % of a short strip (many CPUs), so the tasks keep most of its height.
+    band = min(float(YIELD_H), max(4.0, r.height() * 0.4)) if yield_band else 0.0
     bar = QRectF(r.left(), r.top() + band, r.width(), r.height() - band)
     p.setPen(QPen(palette.GREY, 1))
     p.setBrush(palette.BACKGROUND)
@@ -130,7 +131,8 @@ def paint_strip(
         # Two pixels short of the segment: an elided bold name's last glyph may reach past its advance.
         name = fm.elidedText(names.get(code, ""), Qt.TextElideMode.ElideRight, int(rect.width()) - 2)
         p.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
-    yield_marks(p, yields, r.top())
+    if band:
+        yield_marks(p, yields, r.top(), band)
 
 
 def paint_axis(
@@ -170,16 +172,20 @@ def _swatch(p: QPainter, rect: QRectF, code: int) -> None:
     p.drawRect(rect)
 
 
-def yield_marks(p: QPainter, marks: Iterable[tuple[float, bool]], top: float) -> None:
-    """Yields on a lane: a solid triangle where one switched, a tick where the yielder kept the CPU."""
+def yield_marks(
+    p: QPainter, marks: Iterable[tuple[float, bool]], top: float, height: float = YIELD_H
+) -> None:
+    """Yields on a lane, in a band ``height`` high: a solid triangle where one switched, a tick where
+    the yielder kept the CPU."""
     triangles, ticks = QPainterPath(), []
+    half = min(4.0, height / 2)
     for x, switched in marks:
         if switched:
             triangles.addPolygon(
-                QPolygonF([QPointF(x - 4, top), QPointF(x + 4, top), QPointF(x, top + YIELD_H - 1)])
+                QPolygonF([QPointF(x - half, top), QPointF(x + half, top), QPointF(x, top + height - 1)])
             )
         else:
-            ticks.append(QLineF(x, top + 1, x, top + YIELD_H - 1))
+            ticks.append(QLineF(x, top + 1, x, top + height - 1))
     p.fillPath(triangles, palette.TEXT)
     if ticks:
         p.setPen(QPen(palette.TEXT, 2))

@@ -46,6 +46,7 @@ MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they ar
 
 LEGEND_ROW_H, AXIS_H, LEFT_W, PAD = 26, 28, 290, 8
 MIN_LANE_H = 20.0
+YIELD_SPACING = 4  # px between yield marks: a tick is 2 px wide, and closer ones run into a bar
 COMPACT_LANE_H = 18.0  # the least lane on a stage short of room even after every other fold
 FOOT_PAD = PAD / 2  # under the time axis: the headline below has its own margin
 FOLDED_TOP = 6.0  # above the first lane when the legend is folded
@@ -374,7 +375,7 @@ class CpuLanesPanel(HoverTipsPanel):
             (
                 pixel_runs(lane.task_segments(self._now_ns, now - win), now, win, x0, strip_w),
                 pixel_runs(lane.irq_segments(now - win), now, win, x0, strip_w),
-                yield_columns(lane.yields, now, win, x0, strip_w),
+                yield_columns(lane.yields, now, win, x0, strip_w, YIELD_SPACING),
             )
             for lane in lanes
         ]
