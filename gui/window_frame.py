@@ -105,25 +105,26 @@ class WindowFrame:
         if size.width() <= 0 or size.height() <= 0:
             return
         lanes = self.window.cpu_lanes
-        headline = self.window.headline.full_height()
+        # What each part needs before the folds (the plan chooses them): the same figures whichever
+        # folds are in force now, so that a plan does not undo itself on the next layout.
+        headline = self.window.headline.full_height(compact=False)
         bar = self.settings_scroll.verticalScrollBar().sizeHint().width()
         plan = plan_layout(
             size.width(),
             size.height() - headline,
-            lanes.needed_height(legend=True, merged=False),
+            lanes.needed_height(legend=True, merged=False, compact=False),
             lanes.size_hint_height(legend=True, merged=False),
             self.qdisc_shown,
             theme.current().font_factor,
             self.window.controls.minimumSizeHint().width() + bar + 36,  # and the tab frame around it
             lanes.legend_height(),
             (
-                lanes.needed_height(legend=False, merged=True),
+                lanes.needed_height(legend=False, merged=True, compact=False),
                 lanes.size_hint_height(legend=False, merged=True),
             ),
             self.window.headline.caption_under_height(),
-            self.window.headline.compact_saving()
-            + lanes.needed_height(legend=False, merged=True, compact=False)
-            - lanes.needed_height(legend=False, merged=True, compact=True),
+            self.window.headline.compact_saving(),
+            lanes.needed_height(legend=False, merged=True, compact=True),
         )
         if plan == self.plan:
             return

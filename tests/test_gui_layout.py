@@ -303,6 +303,9 @@ def test_large_text_on_a_projector_fits_the_2011_story_with_eight_cpus_sending(s
     assert [str(cpu) for cpu in range(8)] == [t for t in texts if t.isdigit() and len(t) == 1]
     assert "cpu0" not in texts and "cpu0: " in hl.toolTip()  # the tooltip still names each tile
     assert len(lanes.lane_rects()) == 8 and len({r.getRect() for r in lanes.lane_rects()}) == 8
+    plan = w.frame.plan
+    w.frame.rearrange()  # the plan reads each part's needs before the folds: it does not undo itself
+    assert w.frame.plan == plan and not problems(w, (1280, 720))
     roomy = build("qdisc-fairness-2011", (1920, 1080), "large", 8, AT_S, str(tmp_path), play_s=0.5)
     shown.append(roomy)
     assert not roomy.headline.tiles_compact and not roomy.cpu_lanes.compact

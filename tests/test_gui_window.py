@@ -636,6 +636,9 @@ def test_a_stage_short_even_without_the_caption_makes_the_headline_and_lanes_com
     assert beside.compact and not beside.caption  # a caption beside the tiles goes with them
     nothing = plan_layout(1280, 380, **args, caption_h=25, compact_h=25)
     assert not nothing.compact  # compact tiles saving no more than the caption's fold: not worth it
+    lanes = plan_layout(1280, 380, **args, caption_h=25, compact_h=25, lanes_compact=170)
+    assert lanes.compact and lanes.lanes_h == 170  # compact lanes: what they save goes below
+    assert plan_layout(1280, 380, **args, compact_h=60, lanes_compact=170).lanes_h == 170
 
 
 # ---- the first frame before the graphs ------------------------------------------------------------

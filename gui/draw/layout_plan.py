@@ -32,7 +32,7 @@ class Plan:
     lanes_legend: bool = True  # the lanes show their legend (else its rows go to the panels below)
     lanes_merged: bool = False  # neighbouring idle CPUs share one lane (their rows go to the panels below)
     caption: bool = True  # the headline's caption is shown (else its line under the tiles goes below)
-    compact: bool = False  # the headline's tiles are compact (their second row goes below)
+    compact: bool = False  # the headline's tiles and the lanes are compact (what they save goes below)
 
 
 def plan_layout(
@@ -47,6 +47,7 @@ def plan_layout(
     lanes_merged: tuple[int, int] = (0, 0),
     caption_h: int = 0,
     compact_h: int = 0,
+    lanes_compact: int = 0,
 ) -> Plan:
     """The arrangement for a body of ``width`` × ``height`` px (below the time controls): the lanes need
     ``lanes_needed`` px to show every CPU (``lanes_legend_h`` of it their legend) and would like
@@ -54,7 +55,8 @@ def plan_layout(
     settings need ``settings_min_w``; ``lanes_merged`` is what the lanes need and would like with the
     legend out and the idle CPUs sharing lanes ((0, 0): nothing to merge); ``caption_h`` is the line the
     headline's caption takes under its tiles (0: it sits beside them); ``compact_h`` what compact tiles
-    with their caption left out would save (0: nothing)."""
+    with their caption left out would save (0: nothing); ``lanes_compact`` what compact lanes need with
+    the legend out and the idle CPUs sharing lanes (0: no compact form)."""
     wide = width >= WIDE_MIN_W * min(scale, 1.3)
     side = [round(w * min(scale, 1.3)) for w in SIDE_W]
     side[0] = max(side[0], settings_min_w)
@@ -70,9 +72,11 @@ def plan_layout(
         lanes_needed, lanes_hint = lanes_merged
     caption = legend or lanes_needed + lower_min <= height or caption_h <= 0
     saved = 0 if caption else caption_h
-    compact = not legend and lanes_needed + lower_min > height + saved and compact_h > saved
+    lanes_save = 0 < lanes_compact < lanes_needed
+    compact = not legend and lanes_needed + lower_min > height + saved and (compact_h > saved or lanes_save)
     if compact:  # compact tiles leave their caption out too
-        caption, saved = False, compact_h
+        caption, saved = False, max(compact_h, saved)
+        lanes_needed = lanes_compact if lanes_save else lanes_needed
     height += saved
     cap = LANES_MAX[qdisc] if stacked else round(height * 0.3)
     cap = min(cap, round(height - lower_min))

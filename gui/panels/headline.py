@@ -208,8 +208,9 @@ class HeadlinePanel(SnapshotPanel):
         return round((rows * (self._tile_h(flow.big) + PAD / 2) + caption_h + foot) * self.zoom)
 
     def caption_under_height(self) -> int:
-        """What the caption adds under the tiles (0 where it fits beside them), in widget pixels."""
-        return self.full_height() - self.full_height(caption=False)
+        """What the caption adds under the tiles as they flow before any compact fold (0 where it fits
+        beside them), in widget pixels."""
+        return self.full_height(compact=False) - self.full_height(caption=False, compact=False)
 
     def fold_caption(self, folded: bool) -> None:
         """Leave the caption out where it would go under the tiles (``folded``): a stage short of room
