@@ -12,6 +12,8 @@ entry's wall time and build, which belong to the machine that ran it.
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +29,33 @@ from model.sched.base import NSEC_PER_SEC
 from model.simulation import Simulation
 
 SLICES = 50
+BARE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+.-]*")  # read by --set as a string, as it is
 
 
 def command_line(scenario: Scenario, loaded: Scenario, seed: int, option: str, path: Path) -> str:
-    """The ``schedlab run`` line that writes the same file: the settings that differ from the story's."""
+    """The ``schedlab run`` line that writes the same file: the settings that differ from the story's,
+    each value as ``--set`` reads it (TOML: ``[1, 2]``, ``true``), quoted for a POSIX shell."""
     base = loaded.settings()
     sets = [
-        f"--set {k}={v}"
+        f"--set {shlex.quote(f'{k}={toml_value(v)}')}"
         for k, v in scenario.settings().items()
         if base.get(k) != v and not k.startswith("scenario.")
     ]
     duration = "" if scenario.duration_s == loaded.duration_s else f" --duration {scenario.duration_s:g}"
-    return " ".join(["schedlab run", loaded.name, *sets, f"--seed {seed}{duration}", option, str(path)])
+    tail = [f"--seed {seed}{duration}", option, shlex.quote(str(path))]
+    return " ".join(["schedlab run", loaded.name, *sets, *tail])
+
+
+def toml_value(value: object) -> str:
+    """``value`` as a TOML value, which ``--set`` parses back to it (a bare word where that is a string)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        bare = BARE_WORD.fullmatch(value) and value not in ("true", "false", "inf", "nan")
+        return value if bare else json.dumps(value)  # a JSON string is a TOML basic string
+    return repr(value)
 
 
 def run_headless(scenario: Scenario, seed: int, progress: Any = None) -> Simulation | None:

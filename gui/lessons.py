@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from gui.draw.cpu_count import with_cpus
 from model import resource_root
 from model.metrics import IntervalFigures, interval_figures
 from model.scenario import Scenario, load_scenario
@@ -204,7 +203,7 @@ def stop_rule(until: str | None, tids: Mapping[str, int] | None = None) -> StopR
 
 def scenario_for(base: Scenario, current: Scenario, step: Step) -> Scenario:
     """The scenario a restarting step runs: the current one with its settings (a CPU count through
-    ``gui.draw.cpu_count``, as the CPUs control does)."""
+    ``model.cpu_count``, as the CPUs control does)."""
     settings = dict(step.settings)
     cpus = settings.pop("machine.cpus", None)
     scenario = current.with_overrides(settings) if settings else current
@@ -214,7 +213,7 @@ def scenario_for(base: Scenario, current: Scenario, step: Step) -> Scenario:
             for k, v in scenario.settings().items()
             if not k.startswith(("machine.cpus", "net.irq_cpus", "iperf.cpu", "scenario."))
         }
-        scenario = with_cpus(base, int(cpus)).with_overrides(keep)
+        scenario = base.with_overrides({"machine.cpus": cpus}).with_overrides(keep)
     return scenario
 
 

@@ -32,7 +32,6 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from gui import pyside_fix  # noqa: F401 - before any signal is emitted
-from gui.draw.cpu_count import with_cpus
 from gui.draw.series import sample_ns_for
 from gui.draw.step_words import describe_step, latest_event_ns
 from gui.rewind import Instance, Rewinder
@@ -61,7 +60,7 @@ KEEP_ROWS = 4096  # series rows a run keeps: a graph window needs about 100
 STEP_LIMIT_NS = 100_000_000  # a step that sees nothing happen stops after this
 WORK_PLAYING_S = 0.004  # checkpoint refills per frame while playing, at most
 WORK_PAUSED_S = 0.010  # and while paused
-# Settings a CPU count decides (gui.draw.cpu_count), and the scenario's own description.
+# Settings a CPU count decides (model.cpu_count), and the scenario's own description.
 CPU_BOUND_KEYS = (
     "machine.cpus",
     "net.irq_cpus",
@@ -375,9 +374,9 @@ class Playback(QObject):
         cpus = changes.pop("machine.cpus", None)
         try:
             scenario = self.scenario.with_overrides(changes)
-            if cpus is not None:  # what depends on the CPU count follows it (gui.draw.cpu_count)
+            if cpus is not None:  # what depends on the CPU count follows it (model.cpu_count)
                 keep = {k: v for k, v in scenario.settings().items() if k not in CPU_BOUND_KEYS}
-                scenario = with_cpus(self.loaded, int(cpus)).with_overrides(keep)
+                scenario = self.loaded.with_overrides({"machine.cpus": cpus}).with_overrides(keep)
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return False

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from model import resource_root
+from model.cpu_count import follow_cpus
 from model.keyspec import KeySpec, ScenarioError, allowed_text, check_table, coerce, shown, shown_path
 from model.keyspec import spec_field as _spec
 from model.scenario_file import read_scenario_text
@@ -88,7 +89,8 @@ class Scenario:
         return out
 
     def with_overrides(self, overrides: Mapping[str, object]) -> Scenario:
-        """A copy with dotted keys replaced; string values are parsed like TOML values."""
+        """A copy with dotted keys replaced; string values are parsed like TOML values. A new
+        ``machine.cpus`` moves what depends on the CPU count with it (``model.cpu_count``)."""
         sections: dict[str, dict[str, Any]] = {}
         for key, raw in overrides.items():
             section, _, name = key.partition(".")
@@ -105,6 +107,9 @@ class Scenario:
             else:
                 top[section] = dataclasses.replace(getattr(self, section), **checked)
         out = dataclasses.replace(self, **top)
+        if out.machine.cpus != self.machine.cpus:  # what depends on the count follows it
+            net, iperf, tasks = follow_cpus(out, self.machine.cpus, given=overrides.keys())
+            out = dataclasses.replace(out, net=net, iperf=iperf, tasks=tasks)
         check_consistent(out, "--set")
         return out
 

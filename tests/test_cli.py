@@ -160,3 +160,26 @@ def test_csv_onto_a_folder_fails_in_one_line_and_leaves_nothing(
     assert len(err.strip().splitlines()) == 1 and "--csv" in err and "cannot write" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
     assert not list((tmp_path / "taken").iterdir())
+
+
+@pytest.mark.parametrize("cpus", [1, 2, 8])
+def test_set_machine_cpus_resizes_the_2011_story_as_the_cpus_control_does(
+    capsys: pytest.CaptureFixture[str], cpus: int
+) -> None:
+    # One sender per CPU and the NIC's interrupts on CPUs that exist (cpu1 and cpu2; the last CPU when
+    # fewer), so every count in range runs; before, two CPUs were refused and eight kept four senders.
+    code, out, err = run(
+        capsys, "run", "qdisc-fairness-2011", "--set", f"machine.cpus={cpus}", "--duration", "0.01", "--json"
+    )
+    assert code == 0, err
+    d = json.loads(out)
+    senders = [name for name in d["threads"] if name.startswith("sender")]
+    assert len(senders) == cpus == len(d["cpus"])
+    assert d["settings"]["net.irq_cpus"] == sorted({min(c, cpus - 1) for c in (1, 2)})
+
+
+def test_an_explicit_irq_cpus_beside_a_new_cpu_count_is_kept(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["run", "qdisc-fairness-2011", "--set", "machine.cpus=8", "--set", "net.irq_cpus=[0,7]"]
+    code, out, err = run(capsys, *argv, "--duration", "0.01", "--json")
+    assert code == 0, err
+    assert json.loads(out)["settings"]["net.irq_cpus"] == [0, 7]

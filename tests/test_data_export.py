@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
@@ -65,3 +66,25 @@ def test_a_bad_extension_gets_a_dialog_and_no_file(qtbot, tmp_path: Path, monkey
     assert export_data(window, tmp_path / "x.txt") is None
     assert said and "allowed: .csv, .json" in said[0]
     assert not (tmp_path / "x.txt").exists()
+
+
+def test_the_command_line_of_a_resized_2011_run_makes_the_same_file(
+    qtbot, tmp_path: Path, monkeypatch
+) -> None:
+    # The CPUs control resizes the story (one sender per CPU, the NIC's interrupts on CPUs that
+    # exist); `--set machine.cpus=N` must do the same, or the line the window shows makes another run
+    # (two CPUs: refused; eight: four senders on eight CPUs).
+    errors: list[str] = []
+    for cpus in (2, 6):
+        window = window_on(qtbot, "qdisc-fairness-2011")
+        monkeypatch.setattr(window, "show_error", lambda title, text: errors.append(text))
+        window.controls.cpus_spin.setValue(cpus)
+        assert sum(t.count for t in window.playback.scenario.tasks if t.kind == "sender") == cpus
+        window.playback.advance_to(20_000_000)
+        line = export_data(window, tmp_path / f"window{cpus}.csv", to_now=True)
+        assert not errors and line is not None and f"--set machine.cpus={cpus}" in line
+        words = shlex.split(line)
+        assert words[:2] == ["schedlab", "run"]
+        words[-1] = str(tmp_path / f"cli{cpus}.csv")
+        assert cli.main(words[1:]) == 0
+        assert (tmp_path / f"window{cpus}.csv").read_bytes() == (tmp_path / f"cli{cpus}.csv").read_bytes()

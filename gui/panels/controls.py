@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from gui.draw import theme
-from gui.draw.cpu_count import cpu_note
 from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.settings_group import SettingsGroup
+from model.cpu_count import cpu_note
 from model.scenario import KeySpec, Scenario, ScenarioError, builtin_names, key_specs, load_scenario
 from model.sched import POLICIES, TUNABLES, Tunable, owners
 from model.simulation import LIVE_KEYS
