@@ -260,6 +260,9 @@ def test_large_text_on_a_projector_lets_the_idle_cpus_share_a_lane(shown, tmp_pa
     lanes = w.cpu_lanes
     assert lanes.quiet_merged and len(lanes.lane_rects()) == 8
     assert len({r.getRect() for r in lanes.lane_rects()}) < 8
+    # Beside "More ▾" the graph's title was cut to "Bandwi…"; the button then says only "▾".
+    titles = [w.graphs.plots[name].property("schedlab_title") for name in w.graphs.shown]
+    assert titles and not any(t.endswith("…") for t in titles), titles
     roomy = build(story, (1920, 1080), "large", 8, AT_S, str(tmp_path), play_s=0.5)
     shown.append(roomy)
     assert not roomy.cpu_lanes.quiet_merged  # a lane each where there is room

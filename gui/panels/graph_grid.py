@@ -27,6 +27,9 @@ LEGEND_SPARE_PX = 4
 MIN_PLOT_W = 270
 PLOT_CHROME_H = 104  # title, time axis and two legend rows around the data area (standard text size)
 
+CHOOSER_TEXT = "More ▾"
+CHOOSER_ARROW = "▾"  # where the words would cut a graph's title
+
 
 class GraphGrid:
     """The graphs of ``view`` laid out in ``panel``: ``arrange()`` after a resize or a new run shape;
@@ -43,7 +46,7 @@ class GraphGrid:
     ) -> None:
         self._panel, self._view, self._plots, self._cells, self._bars = panel, view, plots, cells, bars
         self._chooser = QToolButton()
-        self._chooser.setText("More ▾")
+        self._chooser.setText(CHOOSER_TEXT)
         self._chooser.setToolTip("More graphs: not every graph fits here; choose which ones to show")
         self._chooser.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self._chooser.setFocusPolicy(Qt.FocusPolicy.NoFocus)
@@ -214,11 +217,30 @@ class GraphGrid:
         if not self._arrangement:
             return
         cols = int(self._arrangement[2])  # type: ignore[call-overload]
-        for name in self.shown:
-            width = self._view.width() * self._cell_spans.get(name, 1) / max(cols, 1)
+        widths = {
+            name: self._view.width() * self._cell_spans.get(name, 1) / max(cols, 1) for name in self.shown
+        }
+        self._fit_chooser(widths)
+        for name, width in widths.items():
             self._plots[name].legend.fit_columns(width - theme.px(70))
             chooser = self._chooser.width() + 8 if self._chooser.isVisible() else 0
             self._fit_title(name, width - theme.px(68 + 24) - chooser)  # less the y axis, the chooser
+
+    def _fit_chooser(self, widths: dict[str, float]) -> None:
+        """The menu button says "More ▾", or just "▾" where beside the words a graph's shortest title
+        would be cut ("Bandwi…" in large text on a 1280-pixel screen); its tooltip says what it is."""
+        if not self._chooser.isVisible():
+            return
+        font = panel_font(TITLE_PT)
+        font.setBold(theme.current().bold_titles)
+        metrics = QFontMetrics(font)
+        self._chooser.setText(CHOOSER_TEXT)
+        self._chooser.adjustSize()
+        room = self._chooser.width() + 8 + theme.px(68 + 24)
+        if any(metrics.horizontalAdvance(TINY_TITLES[n]) > w - room for n, w in widths.items()):
+            self._chooser.setText(CHOOSER_ARROW)
+            self._chooser.adjustSize()
+        self.place_chooser()
 
     def _fit_title(self, name: str, width: float) -> None:
         """The graph's title, or its short form where the long one would be cut (its tiny form, and
