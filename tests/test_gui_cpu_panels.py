@@ -489,6 +489,25 @@ def test_landing_fades_after_a_few_wall_seconds_but_its_words_stay(
     assert ink_pixels(rq_panel) > 500
 
 
+def test_a_narrow_footer_says_where_the_yield_went_in_full(rq_panel: RunqueuePanel) -> None:
+    # A projector's run-queue panel drew "last sched_yield() by yielder → in place (fair_k…": it drops
+    # "last", then the key's value, before it cuts anything.
+    from gui.draw import text_log
+
+    sim = story("cfs-2.6.23")
+    sim.advance(60_000_000)
+    run_until_landing(sim, [rq_panel], "in_place")
+    rq_panel.resize(480, 320)
+    rq_panel.render(sim.advance(1))
+    image = QImage(rq_panel.size(), QImage.Format.Format_ARGB32)
+    with text_log.recording() as drawn:
+        rq_panel.render(image)
+    footer = [d.text for d in drawn if "sched_yield() by" in d.text]
+    assert footer and not footer[0].endswith("…"), footer
+    assert footer[0].startswith(("last sched_yield() by iperf-reporter → in place", "sched_yield() by"))
+    assert "in place" in footer[0]
+
+
 def test_a_noop_yield_does_not_replace_a_fresh_landing(rq_panel: RunqueuePanel, clock: FakeClock) -> None:
     snap = story("o1").advance(70_000_000)
     moved = (YieldRecord(snap.t_ns, 0, 2, YieldOutcome("expired_array", prio=125), True),)

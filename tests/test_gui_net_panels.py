@@ -740,8 +740,8 @@ def test_the_all_on_one_cpu_label_sits_under_its_line_where_no_data_can_be(graph
     assert floor.value() == pytest.approx(0.25) and label.top() >= line_y - 1, (label, line_y)
 
 
-@pytest.mark.parametrize("size", [(480, 290), (1000, 560)])
-def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPanel, size) -> None:
+@pytest.mark.parametrize(("size", "cpus"), [((480, 290), 8), ((1000, 560), 8), ((500, 350), 4)])
+def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPanel, size, cpus) -> None:
     # Projector text at 1280x720 with eight CPUs drew "cp…" in every CPU box: the name was cut in the
     # room left beside the crown's. Only the dequeuer's box keeps that room now, and a name that still
     # does not fit is the CPU's number beside its colour strip.
@@ -750,12 +750,12 @@ def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPan
     theme.set_theme(theme.make_theme("projector", 1.0))
     try:
         qdisc_panel.apply_theme()
-        sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides({"machine.cpus": 8}))
+        sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides({"machine.cpus": cpus}))
         qdisc_panel.resize(*size)
         qdisc_panel.render(sim.advance(50_000_000))
         assert qdisc_panel.qdisc is not None
         lay = qdisc_panel._layout(qdisc_panel.qdisc)
-        assert len(lay.cpus) == 8
+        assert len(lay.cpus) == cpus
         qdisc_panel._parts.clear()  # every part drawn afresh, not copied from a cached layer
         image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
         with text_log.recording() as drawn:
@@ -767,6 +767,7 @@ def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPan
         inside = [d.text for d in drawn if QRectF(*box).contains(d.visible.center() / zoom)]
         assert inside, f"cpu{cpu}'s box has words"
         assert not any(t.startswith("cp") and t.endswith("…") for t in inside), inside
+        assert not any(t.endswith("…") for t in inside), inside  # "DEQUEU…" beside the crown
         assert f"cpu{cpu}" in inside or str(cpu) in inside or any(t.startswith(f"cpu{cpu} ·") for t in inside)
 
 

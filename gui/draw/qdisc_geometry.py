@@ -44,6 +44,7 @@ def exit_rule_words(rule: str, weight_p: int) -> tuple[str, ...]:
 # A role's words in a narrow CPU box, where the long ones would be cut ("holds busy…"): its headline
 # and its detail line.
 ROLE_SHORT = {
+    "DEQUEUER": "dequeuer",  # lower case is narrower: "DEQUEU…" beside the crown in a projector's box
     "holds busylock": "busylock",
     "enqueuing": "enqueues",
     "transmits everyone's packets": "sends for all",

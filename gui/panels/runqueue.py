@@ -73,6 +73,13 @@ class Landing:
     def text(self) -> str:
         return f"sched_yield() by {self.name} → {self.words}"
 
+    @property
+    def wordings(self) -> tuple[str, ...]:
+        """The footer's words, longest first: a narrow section drops "last", then the key's value
+        ("in place (fair_key 12.3 ms)" becomes "in place"; its chip's ring and leader show where)."""
+        short = self.words.split(" (")[0]
+        return ("last " + self.text, self.text, f"sched_yield() by {self.name} → {short}")
+
 
 # ---- the panel ------------------------------------------------------------------------------------
 
@@ -263,9 +270,15 @@ class RunqueuePanel(HoverTipsPanel):
             fresh = last is not None and self.landing_alpha(last) > 0
             p.setFont(self._fonts[BOLD if last else PLAIN])
             p.setPen(palette.TEXT if fresh else palette.GREY)
-            words = "last " + last.text if last else "no sched_yield() seen yet"
-            elided = font_metrics(p.font()).elidedText(words, Qt.TextElideMode.ElideRight, int(rect.width()))
-            p.drawText(rect, ALIGN_LEFT, elided)
+            options = last.wordings if last else ("no sched_yield() seen yet",)
+            fm = font_metrics(p.font())
+            fits = [w for w in options if fm.horizontalAdvance(w) <= rect.width()]
+            words = (
+                fits[0]
+                if fits
+                else fm.elidedText(options[-1], Qt.TextElideMode.ElideRight, int(rect.width()))
+            )
+            p.drawText(rect, ALIGN_LEFT, words)
         self._parts.end_frame()
         p.end()
 
