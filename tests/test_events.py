@@ -50,6 +50,35 @@ def test_jump_to_is_checked() -> None:
     assert q.now_ns == 1_000
 
 
+def test_dispatch_inline_only_where_the_event_would_come_next() -> None:
+    # A handler that carries on at a later instant itself instead of pushing an event there: the same
+    # order and count as the event it replaces, or a refusal (it then pushes it).
+    q, seen = EventQueue(), []
+
+    def chain(at: list[int]) -> None:
+        seen.append(q.now_ns)
+        for t in at:
+            if not q.dispatch_inline(t):
+                q.push(t, PRIO_TASK, chain, [])
+                return
+            seen.append(q.now_ns)
+
+    q.push(300, PRIO_IRQ, seen.append, "irq")
+    q.push(100, PRIO_TASK, chain, [150, 200, 300, 400])
+    assert q.run_until(1_000)
+    assert seen == [100, 150, 200, "irq", 300]  # 300: an event due then goes first, so it is pushed
+    assert q.dispatched == 5  # 100, 150, 200, the irq, 300
+    q.push(1_100, PRIO_TASK, chain, [1_200, 2_500])
+    q.run_until(2_000)
+    assert seen[-2:] == [1_100, 1_200] and q.now_ns == 2_000  # 2_500: past the run's end, pushed
+    assert q.run_until(3_000) and seen[-1] == 2_500
+    q.push(3_100, PRIO_TASK, chain, [3_200])
+    assert q.run_until(4_000, max_events=1) is False  # the budget of one event is spent: pushed
+    assert q.now_ns == 3_100 and q.next_time() == 3_200
+    with pytest.raises(AssertionError, match="in the past"):
+        q.dispatch_inline(3_000)
+
+
 def test_only_the_event_queue_moves_the_clock() -> None:
     writers = []
     for path in sorted(MODEL.rglob("*.py")):

@@ -146,27 +146,34 @@ class CpuEngine:
         self.m.q.push(t, PRIO_TASK, self._on_proxy_cb, self._proxy_gen)
 
     def _on_proxy(self, gen: int) -> None:
-        """Run every step that ends now, in posting order; then wait for the next one."""
+        """Run every step that ends now, in posting order; then the next instant's, while the machine's
+        queue would dispatch its proxy event next anyway (``EventQueue.dispatch_inline``: nothing else
+        is due by then); then wait for the next one."""
         if gen != self._proxy_gen:
             return
-        now = self.m.q.now_ns
+        q = self.m.q
         steps = self.steps
-        self._proxy_t = now  # steps posted meanwhile for now or later need no new proxy event
-        self.in_burst = True
-        while steps and steps[0][0] <= now:
-            _, _, ctx, g = heapq.heappop(steps)
-            if g != ctx.gen or ctx.status != ST_WORK:
-                continue
-            ctx.status = ST_IDLE
-            cont = ctx.cont
-            assert cont is not None
-            cont(ctx)
-        self.in_burst = False
-        while steps and (steps[0][3] != steps[0][2].gen or steps[0][2].status != ST_WORK):
-            heapq.heappop(steps)
-        self._proxy_t = -1
-        if steps:
-            self._arm_proxy(steps[0][0])
+        while True:
+            now = q.now_ns
+            self._proxy_t = now  # steps posted meanwhile for now or later need no new proxy event
+            self.in_burst = True
+            while steps and steps[0][0] <= now:
+                _, _, ctx, g = heapq.heappop(steps)
+                if g != ctx.gen or ctx.status != ST_WORK:
+                    continue
+                ctx.status = ST_IDLE
+                cont = ctx.cont
+                assert cont is not None
+                cont(ctx)
+            self.in_burst = False
+            while steps and (steps[0][3] != steps[0][2].gen or steps[0][2].status != ST_WORK):
+                heapq.heappop(steps)
+            self._proxy_t = -1
+            if not steps:
+                return
+            if not q.dispatch_inline(steps[0][0]):
+                self._arm_proxy(steps[0][0])
+                return
 
     def _freeze(self, ctx: Ctx) -> None:
         if ctx.status == ST_WORK:
