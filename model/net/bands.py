@@ -115,12 +115,12 @@ class BandedQdisc:
 
     def enqueue_one(self, flow_id: int, band: int) -> bool:
         """``enqueue(flow_id, band, 1)`` for a valid band, True if taken (the closed form's hot path)."""
-        self._enqueued[band] += 1
+        self._enqueued[band] = self._enqueued[band] + 1  # not +=: mypyc makes it a generic number op
         if self._room(band) > 0:
             self._fifos[band].push(flow_id, 1)
             self._qlen += 1
             return True
-        self._dropped[band] += 1
+        self._dropped[band] = self._dropped[band] + 1
         return False
 
     def band_for_priority(self, skb_priority: int) -> int:
@@ -161,7 +161,7 @@ class BandedQdisc:
                 fifo.pop_into(1, band, None)
                 break
             band += 1
-        self._sent[band] += 1
+        self._sent[band] = self._sent[band] + 1  # not +=: mypyc makes it a generic number op
         self._qlen -= 1
         self._dequeued += 1
         return band

@@ -146,7 +146,7 @@ class ClosedForm(StretchBridge):
         if band == len(turn.band_qlen):
             return None
         owner = self.owners[band].first()
-        turn.band_qlen[band] -= 1
+        turn.band_qlen[band] = turn.band_qlen[band] - 1  # not -=: mypyc makes it a generic number op
         if not self._xmit_plain(owner, turn.senders[owner].wmem):
             return None
         if self.nic is None or self.cfg.orphan == "xmit":
@@ -235,7 +235,7 @@ class ClosedForm(StretchBridge):
         accepted = q.accepts(band, turn.band_qlen)
         sock = self.sockets[i]
         if accepted:
-            turn.band_qlen[band] += 1
+            turn.band_qlen[band] = turn.band_qlen[band] + 1
         else:
             turn.senders[i].wmem -= sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
         turn.enq.append(2 * i + (1 if accepted else 0))

@@ -26,6 +26,11 @@ from model.events import PRIO_TASK
 from model.machine import IRQ_HARD, IRQ_SOFT, Machine
 from model.net.locks import SpinLock
 
+# Final: the compiled model holds them in C statics; ``heapq.heappop`` looks the name up in the module
+# at every call (about 5 % of the 2011 story's wall time, compiled).
+_heappush: Final = heapq.heappush
+_heappop: Final = heapq.heappop
+
 TASK: Final = 0
 SOFTIRQ: Final = 1
 HARDIRQ: Final = 2
@@ -136,7 +141,7 @@ class CpuEngine:
         ctx.gen += 1
         ctx.end_ns = end_ns
         self._order += 1
-        heapq.heappush(self.steps, (end_ns, self._order, ctx, ctx.gen))
+        _heappush(self.steps, (end_ns, self._order, ctx, ctx.gen))
         if self._proxy_t < 0 or end_ns < self._proxy_t:
             self._arm_proxy(end_ns)
 
@@ -158,7 +163,7 @@ class CpuEngine:
             self._proxy_t = now  # steps posted meanwhile for now or later need no new proxy event
             self.in_burst = True
             while steps and steps[0][0] <= now:
-                _, _, ctx, g = heapq.heappop(steps)
+                _, _, ctx, g = _heappop(steps)
                 if g != ctx.gen or ctx.status != ST_WORK:
                     continue
                 ctx.status = ST_IDLE
@@ -167,7 +172,7 @@ class CpuEngine:
                 cont(ctx)
             self.in_burst = False
             while steps and (steps[0][3] != steps[0][2].gen or steps[0][2].status != ST_WORK):
-                heapq.heappop(steps)
+                _heappop(steps)
             self._proxy_t = -1
             if not steps:
                 return

@@ -178,7 +178,8 @@ class QdiscRunner(CpuEngine):
             self._posted(ring.index)
         else:
             self.sent_dummy += 1
-        self.c.per_cpu_dequeued[ctx.cpu] += 1
+        per_cpu = self.c.per_cpu_dequeued
+        per_cpu[ctx.cpu] = per_cpu[ctx.cpu] + 1  # not +=: mypyc makes an item's += a generic number op
         ctx.pkts += 1
         self._lock(ctx, self.root, self._q_check)
 

@@ -109,9 +109,9 @@ class SenderEngine(SoftirqEngine):
         accepted, _ = self.qdisc.enqueue(s, band, 1)
         if accepted:
             self.owners[band].push((s,), 0, 1)
-            self.enqueued[s] += 1
+            self.enqueued[s] = self.enqueued[s] + 1  # not +=: mypyc makes it a generic number op
         else:
-            self.dropped[s] += 1
+            self.dropped[s] = self.dropped[s] + 1
             self.sockets[s].free(1)  # kfree_skb() -> sock_wfree(); the writer is awake: no wakeup
         if self._run_begin():
             if ctx.contended:

@@ -80,12 +80,12 @@ class TurnState:
         c.pending = self.pending
         c.order = self.order
         c.root_holder = self.root_holder
-        c.root_q[:] = self.root_q
+        _copy_list(self.root_q, c.root_q)
         c.root_last = self.root_last
         c.bl_holder = self.bl_holder
-        c.bl_q[:] = self.bl_q
+        _copy_list(self.bl_q, c.bl_q)
         c.bl_last = self.bl_last
-        c.band_qlen[:] = self.band_qlen
+        _copy_list(self.band_qlen, c.band_qlen)
         c.draw = self.draw
         c.d_state = self.d_state
         c.d_at = self.d_at
@@ -105,6 +105,17 @@ class TurnState:
         self.d_at = t
         self.d_seq = self.order
         self.order += 1
+
+
+def _copy_list(src: list[int], dst: list[int]) -> None:
+    """``dst[:] = src`` without a slice object (mypyc makes a slice assignment a generic set-item)."""
+    n = len(src)
+    while len(dst) > n:
+        dst.pop()
+    for k in range(len(dst)):
+        dst[k] = src[k]
+    for k in range(len(dst), n):
+        dst.append(src[k])
 
 
 def earliest(turn: TurnState) -> int:

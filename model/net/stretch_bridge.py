@@ -163,7 +163,8 @@ class StretchBridge(SenderEngine):
             self._posted(ring.index)
         else:
             self.sent_dummy += 1
-        self.c.per_cpu_dequeued[d.cpu] += 1
+        per_cpu = self.c.per_cpu_dequeued
+        per_cpu[d.cpu] = per_cpu[d.cpu] + 1  # not +=: mypyc makes an item's += a generic number op
         d.pkts += 1
         if self.exit_rule == "quota":
             d.quota -= 1
@@ -176,9 +177,9 @@ class StretchBridge(SenderEngine):
             sock = self.sockets[s]
             if accepted:
                 self.owners[b].push((s,), 0, 1)
-                self.enqueued[s] += 1
+                self.enqueued[s] = self.enqueued[s] + 1
             else:
-                self.dropped[s] += 1
+                self.dropped[s] = self.dropped[s] + 1
                 sock.free(1)
             sock.alloc()
         self._user_i = turn.draw
