@@ -771,6 +771,29 @@ def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPan
         assert f"cpu{cpu}" in inside or str(cpu) in inside or any(t.startswith(f"cpu{cpu} ·") for t in inside)
 
 
+def test_every_cpu_box_writes_its_count_the_same_way(qdisc_panel: QdiscPanel) -> None:
+    # Large text at 1920x1080: the dequeuer's box, narrowed by the crown, said "345.5k deq." beside
+    # the others' "38.8 k dequeued"; a short word now goes before a different number format.
+    from gui.draw import text_log
+
+    theme.set_theme(theme.make_theme("large", 1.0))
+    try:
+        qdisc_panel.apply_theme()
+        sim = Simulation(load_scenario("qdisc-fairness-2011"))
+        qdisc_panel.resize(750, 500)
+        qdisc_panel.render(sim.advance(300_000_000))
+        qdisc_panel._parts.clear()
+        image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            qdisc_panel.render(image)
+    finally:
+        theme.set_theme(theme.make_theme("standard", 1.0))
+    counts = [d.text for d in drawn if d.text.endswith(("dequeued", "deq."))]
+    assert len(counts) == 4, counts
+    assert any(t.endswith("deq.") for t in counts), counts  # the case this checks: one box is narrower
+    assert not any(re.search(r"\d[kM]", t) for t in counts), counts  # "93.9 k", never "93.9k"
+
+
 def test_the_dequeued_by_chip_is_left_out_where_it_would_be_a_sliver(qapp) -> None:
     from gui.draw import text_log
     from gui.draw.qdisc_bands import draw_path

@@ -79,9 +79,9 @@ def _wordings(line: str, dequeued: int, i: int, cpu: int) -> Words:
         return line, str(cpu)
     if line in ROLE_SHORT:
         return line, ROLE_SHORT[line]
-    if i == COUNT_LINE:
-        tight = fmt_count_tight(dequeued)
-        return line, f"{tight} dequeued", f"{tight} deq."
+    if i == COUNT_LINE:  # the number as in the other boxes ("345.5 k") as long as one word fits
+        full, tight = fmt_count(dequeued), fmt_count_tight(dequeued)
+        return line, f"{full} deq.", f"{tight} deq."
     return line
 
 
