@@ -3,7 +3,8 @@ story at each size and display mode offscreen, saves the screenshots and prints 
 
 What counts as wrong, for every text on screen (painted by the panels, drawn by the graphs, or shown by
 Qt widgets): two texts whose rectangles intersect, a text that was cut to fit (a painted one clipped
-by its box, a widget too narrow for its words), a text outside its own panel; every CPU lane must be
+by its box, a widget too narrow for its words), a text outside its own panel, a painted text in the
+colour it is painted on (white on white: drawn, yet nobody sees it); every CPU lane must be
 visible at its smallest height at least; every graph shown must have a data area at least
 ``MIN_PLOT_H`` px high; the window must not be larger than the screen it was fitted to, nor its stage
 taller than the window gives it (it would scroll; texts scrolled out of view are not counted). Texts a
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import (
@@ -49,6 +51,7 @@ class Text:
     text: str
     rect: QRectF  # window coordinates
     cut: bool = False
+    unseen: bool = False  # painted in the colour it is painted on (white on white)
 
 
 def _window_rect(widget: QWidget, rect: QRectF, window: QWidget) -> QRectF:
@@ -63,6 +66,7 @@ def painted_texts(window: QWidget) -> list[Text]:
     image = QImage(window.size(), QImage.Format.Format_ARGB32)
     with text_log.recording() as drawn:
         window.render(image)
+    pixels = _pixels(image)
     out = []
     for d in drawn:
         widget = d.device
@@ -70,8 +74,31 @@ def painted_texts(window: QWidget) -> list[Text]:
             continue
         shown = _window_rect(widget, d.visible, window).intersected(_clip(widget, window))
         if not shown.isEmpty():
-            out.append(Text(type(widget).__name__, d.text, shown, d.cut))
+            unseen = _on_its_own_colour(pixels, shown, d.ink)
+            out.append(Text(type(widget).__name__, d.text, shown, d.cut, unseen))
     return out
+
+
+def _pixels(image: QImage) -> np.ndarray:
+    """The image's pixels as a (height, width) array of 32-bit ARGB values (a copy)."""
+    image = image.convertToFormat(QImage.Format.Format_ARGB32)
+    ptr = image.constBits()
+    rows = np.frombuffer(ptr, dtype=np.uint32, count=image.bytesPerLine() * image.height() // 4)
+    return rows.reshape(image.height(), image.bytesPerLine() // 4)[:, : image.width()].copy()
+
+
+def _on_its_own_colour(pixels: np.ndarray, rect: QRectF, ink: str) -> bool:
+    """Whether a text painted in ``ink`` over ``rect`` is on a ground of that colour: the colour most of
+    the rectangle shows (its glyphs cover the lesser part) is the ink's. White text on a coloured chip
+    is seen; on the panel's white it is not."""
+    h, w = pixels.shape
+    x0, y0 = max(int(rect.left()), 0), max(int(rect.top()), 0)
+    x1, y1 = min(int(rect.right()) + 1, w), min(int(rect.bottom()) + 1, h)
+    patch = pixels[y0:y1, x0:x1] & 0xFFFFFF  # the colour without its alpha
+    if not ink or patch.size == 0:
+        return False
+    colours, counts = np.unique(patch, return_counts=True)
+    return int(colours[counts.argmax()]) == int(ink.lstrip("#"), 16)
 
 
 def _clip(widget: QWidget, window: QWidget) -> QRectF:
@@ -239,6 +266,8 @@ def problems(window: QWidget, screen: tuple[int, int]) -> list[str]:
     for t in texts:
         if t.cut:
             out.append(f"cut off: {t.where} {t.text!r}")
+        if t.unseen:
+            out.append(f"painted but not seen: {t.where} {t.text!r}")
         if not t.rect.isEmpty() and not bounds.contains(
             t.rect.adjusted(SLACK_PX, SLACK_PX, -SLACK_PX, -SLACK_PX)
         ):

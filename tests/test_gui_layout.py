@@ -1,7 +1,8 @@
 """The whole window at classroom screen sizes, rendered offscreen and its geometry checked
 (``gui.layout_check.problems``): no two texts' rectangles intersect, no text is cut or outside the
-window, every CPU lane is fully visible with its time axis, every graph shown keeps a data area at
-least ``MIN_PLOT_H`` px high, the window is no larger than its screen.
+window or painted in the colour of its ground, every CPU lane is fully visible with its time axis,
+every graph shown keeps a data area at least ``MIN_PLOT_H`` px high, the window is no larger than its
+screen.
 
 In this process the window is resized to each size; a screen of its own (the window fitting itself
 to it, and 3840×2160 at device pixel ratio 2) needs a platform set up before Qt starts, so those run
@@ -20,6 +21,7 @@ from typing import Any
 
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication
 
@@ -228,6 +230,27 @@ def test_a_short_graph_labels_fewer_y_ticks_rather_than_overprint_them(qapp) -> 
         view.close()
     finally:
         theme.set_theme(theme.make_theme("standard", 1.0))
+
+
+def test_a_text_in_the_colour_it_is_painted_on_is_a_problem(qapp) -> None:
+    # The 2011 bands' names were once painted white on white (the pen the packets' gaps left): the
+    # text log saw them, a class could not. The check compares a text's ink with its ground.
+    from gui.layout_check import _on_its_own_colour, _pixels
+
+    image = QImage(200, 40, QImage.Format.Format_ARGB32)
+    image.fill(palette.BACKGROUND)
+    p = QPainter(image)
+    p.fillRect(100, 0, 100, 40, palette.cpu_color(0))  # a coloured chip on the right
+    p.setFont(QFont("DejaVu Sans", 12))
+    for x, ink in ((4, palette.BACKGROUND), (40, palette.TEXT), (104, palette.BACKGROUND)):
+        p.setPen(ink)
+        p.drawText(x, 26, "band")
+    p.end()
+    pixels = _pixels(image)
+    white, dark = palette.BACKGROUND.name(), palette.TEXT.name()
+    assert _on_its_own_colour(pixels, QRectF(2, 8, 36, 24), white)  # white on white
+    assert not _on_its_own_colour(pixels, QRectF(38, 8, 40, 24), dark)  # dark on white
+    assert not _on_its_own_colour(pixels, QRectF(102, 8, 40, 24), white)  # white on the chip
 
 
 def test_thin_ticks_keeps_every_second_then_every_fourth_tick() -> None:

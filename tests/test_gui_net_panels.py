@@ -24,9 +24,9 @@ from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
 from gui.draw import graph_items as gi
+from gui.draw import palette, theme
 from gui.draw import qdisc_geometry as qg
 from gui.draw import series as gs
-from gui.draw import theme
 from gui.draw import window_figures as wf
 from gui.draw.axes import SpacedAxis
 from gui.panels import graphs as gp
@@ -792,6 +792,27 @@ def test_every_cpu_box_writes_its_count_the_same_way(qdisc_panel: QdiscPanel) ->
     assert len(counts) == 4, counts
     assert any(t.endswith("deq.") for t in counts), counts  # the case this checks: one box is narrower
     assert not any(re.search(r"\d[kM]", t) for t in counts), counts  # "93.9 k", never "93.9k"
+
+
+def test_a_narrow_bands_name_is_drawn_in_ink(qdisc_panel: QdiscPanel) -> None:
+    # Large text at 1366x768: a band whose count did not fit beside its name drew the name alone on its
+    # line with the pen the packets' white gaps left behind: white on white, bands 0 and 1 unnamed.
+    from gui.draw import text_log
+
+    theme.set_theme(theme.make_theme("large", 1.0))
+    try:
+        qdisc_panel.apply_theme()
+        sim = Simulation(load_scenario("qdisc-fairness-2011"))
+        qdisc_panel.resize(485, 300)
+        qdisc_panel.render(sim.advance(300_000_000))
+        image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            qdisc_panel.render(image)
+    finally:
+        theme.set_theme(theme.make_theme("standard", 1.0))
+    names = [d for d in drawn if d.text.startswith("band ")]
+    assert len(names) == 3, [d.text for d in names]
+    assert all(d.ink == palette.TEXT.name() for d in names), [(d.text, d.ink) for d in names]
 
 
 def test_the_dequeued_by_chip_is_left_out_where_it_would_be_a_sliver(qapp) -> None:

@@ -67,6 +67,7 @@ def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
     p.drawRect(bar)
     draw_fifo(p, fonts, bar, band)
     left = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+    p.setPen(palette.TEXT)  # draw_fifo leaves the pen white (its gaps, its names on dark packets)
     if has_label and inside:  # the name alone on its line
         p.setFont(fonts["bold"] if room >= 0 else fonts["text"])
         draw_text(p, QRectF(x, y, w, LABEL_H), left, name)

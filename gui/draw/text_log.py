@@ -3,8 +3,8 @@ checks (no two labels overlap, nothing is cut off) that tests and ``gui.geometry
 
 Panels paint with ``painter(widget)``. Normally that is a QPainter that lays each one-line text out
 once (``gui.draw.static_text``); inside ``recording()`` it notes, for each text, the rectangle the text
-needs (``QPainter.boundingRect``, in the widget's coordinates), the rectangle it was given, and whether
-it had to be cut to fit. Painting is otherwise the same. Nothing here knows a panel.
+needs (``QPainter.boundingRect``, in the widget's coordinates), the rectangle it was given, whether
+it had to be cut to fit, and its colour. Painting is otherwise the same. Nothing here knows a panel.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class DrawnText:
     rect: QRectF  # where the text's glyphs are, in the device's coordinates
     given: QRectF | None  # the box it was drawn into (None: drawn at a point)
     cut: bool  # the text needed more room than ``given`` and was clipped
+    ink: str = ""  # the pen's colour ("#rrggbb"): white on white is drawn but not seen
 
     @property
     def visible(self) -> QRectF:
@@ -72,12 +73,14 @@ class _LoggingPainter(StaticTextPainter):
             need = self.boundingRect(first, flags, text)
             cut = need.width() > first.width() + 1.0 or need.height() > first.height() + 1.0
             given = to_device.mapRect(first)
-            _log.append(DrawnText(self._device, text, to_device.mapRect(need), given, cut))
+            ink = self.pen().color().name()
+            _log.append(DrawnText(self._device, text, to_device.mapRect(need), given, cut, ink))
         elif isinstance(first, QPointF) and len(args) >= 2:
             text = str(args[1])
             fm = self.fontMetrics()
             rect = QRectF(first.x(), first.y() - fm.ascent(), fm.horizontalAdvance(text), fm.height())
-            _log.append(DrawnText(self._device, text, to_device.mapRect(rect), None, False))
+            ink = self.pen().color().name()
+            _log.append(DrawnText(self._device, text, to_device.mapRect(rect), None, False, ink))
 
 
 def painter(device: QPaintDevice) -> QPainter:
