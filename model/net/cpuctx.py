@@ -60,7 +60,7 @@ class Ctx:
         self.end_ns = 0
         self.left_ns = 0
         self.grant_ns = 0
-        self.gen = 0
+        self.gen = 0  # the posting order of its pending step; anything else marks that step stale
         self.lock: SpinLock | None = None
         self.attached = kind != TASK  # task contexts: on the CPU (machine attach) or not
         self.sender = -1  # the sender id of a sender task's context, -1 otherwise
@@ -113,7 +113,7 @@ class CpuEngine:
     def __init__(self, machine: Machine) -> None:
         self.m = machine
         self.xcpus = [XCpu(i) for i in range(len(machine.cpus))]
-        self.steps: list[tuple[int, int, Ctx, int]] = []  # (end, order, context, its gen) heap
+        self.steps: list[tuple[int, int, Ctx]] = []  # (end, order, context) heap; stale if order != gen
         self._order = 0
         self._proxy_t = -1  # when the machine-queue event for the step heap fires; -1: none posted
         self._proxy_gen = 0
@@ -138,10 +138,10 @@ class CpuEngine:
 
     def _post_step(self, ctx: Ctx, end_ns: int) -> None:
         ctx.status = ST_WORK
-        ctx.gen += 1
-        ctx.end_ns = end_ns
         self._order += 1
-        _heappush(self.steps, (end_ns, self._order, ctx, ctx.gen))
+        ctx.gen = self._order  # the step's order marks it current (no counter of its own to box)
+        ctx.end_ns = end_ns
+        _heappush(self.steps, (end_ns, self._order, ctx))
         if self._proxy_t < 0 or end_ns < self._proxy_t:
             self._arm_proxy(end_ns)
 
@@ -163,15 +163,15 @@ class CpuEngine:
             self._proxy_t = now  # steps posted meanwhile for now or later need no new proxy event
             self.in_burst = True
             while steps and steps[0][0] <= now:
-                _, _, ctx, g = _heappop(steps)
-                if g != ctx.gen or ctx.status != ST_WORK:
+                _, order, ctx = _heappop(steps)
+                if order != ctx.gen or ctx.status != ST_WORK:
                     continue
                 ctx.status = ST_IDLE
                 cont = ctx.cont
                 assert cont is not None
                 cont(ctx)
             self.in_burst = False
-            while steps and (steps[0][3] != steps[0][2].gen or steps[0][2].status != ST_WORK):
+            while steps and (steps[0][1] != steps[0][2].gen or steps[0][2].status != ST_WORK):
                 _heappop(steps)
             self._proxy_t = -1
             if not steps:
@@ -182,7 +182,7 @@ class CpuEngine:
 
     def _freeze(self, ctx: Ctx) -> None:
         if ctx.status == ST_WORK:
-            ctx.gen += 1
+            ctx.gen = -1  # its pending step is stale
             ctx.left_ns = ctx.end_ns - self.m.q.now_ns
             ctx.status = ST_FROZEN
 

@@ -34,8 +34,8 @@ class StretchBridge(SenderEngine):
         q = self.m.q
         nxt = q.next_time()
         bound = q.horizon_ns + 1 if nxt is None else min(nxt, q.horizon_ns + 1)
-        for t, _, ctx, g in self.steps:
-            if t >= bound or g != ctx.gen or ctx.status != ST_WORK or ctx is d:
+        for t, order, ctx in self.steps:
+            if t >= bound or order != ctx.gen or ctx.status != ST_WORK or ctx is d:
                 continue
             if ctx.sender >= 0 and ctx is self.sender_ctx[ctx.sender]:
                 continue
@@ -46,8 +46,8 @@ class StretchBridge(SenderEngine):
         """The first instant at which something the stretch does not model may happen: ``outside``, or a
         step of a sender not in play."""
         bound = outside
-        for t, _, ctx, g in self.steps:
-            if t >= bound or g != ctx.gen or ctx.status != ST_WORK or ctx is d:
+        for t, order, ctx in self.steps:
+            if t >= bound or order != ctx.gen or ctx.status != ST_WORK or ctx is d:
                 continue
             if ctx.sender >= 0 and ctx is self.sender_ctx[ctx.sender] and ctx.sender not in members:
                 bound = t
@@ -61,8 +61,8 @@ class StretchBridge(SenderEngine):
         s = TurnState(n)
         s.pending = [False] * n
         order_of: dict[int, int] = {}
-        for _t, order, ctx, g in self.steps:
-            if g == ctx.gen and ctx.status == ST_WORK and ctx.sender >= 0:
+        for _t, order, ctx in self.steps:
+            if order == ctx.gen and ctx.status == ST_WORK and ctx.sender >= 0:
                 order_of[ctx.sender] = order
         members: list[int] = []
         for i, ctx in enumerate(self.sender_ctx):
@@ -202,7 +202,7 @@ class StretchBridge(SenderEngine):
                     ctx.cont = self._snd_xmit if st == P_USER else self._snd_root
                     posts.append((turn.senders[i].seq, turn.senders[i].t, ctx))
                 continue
-            ctx.gen += 1
+            ctx.gen = -1  # a step it had pending is stale
             ctx.status = ST_WAIT
             if st == P_BWAIT:
                 ctx.lock = busy
