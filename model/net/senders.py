@@ -106,7 +106,10 @@ class SenderEngine(SoftirqEngine):
     def _snd_enqueued(self, ctx: Ctx) -> None:
         s = ctx.sender
         band = self.sender_band[s]
-        accepted, _ = self.qdisc.enqueue(s, band, 1)
+        if self._bq is not None:
+            accepted = self._bq.enqueue_one(s, band)  # the same, natively (model.net.qrun)
+        else:
+            accepted = self.qdisc.enqueue(s, band, 1)[0] > 0
         if accepted:
             self.owners[band].push((s,), 0, 1)
             self.enqueued[s] = self.enqueued[s] + 1  # not +=: mypyc makes it a generic number op

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 
 from model.machine import Machine
-from model.net.bands import BandedQdisc
 from model.net.cpuctx import ST_WAIT, ST_WORK, Ctx
 from model.net.qdisc import Qdisc
 from model.net.senders import SenderEngine
@@ -20,11 +19,6 @@ from model.net.txconfig import TxConfig
 class StretchBridge(SenderEngine):
     def __init__(self, machine: Machine, qdisc: Qdisc, cfg: TxConfig, rng: np.random.Generator) -> None:
         super().__init__(machine, qdisc, cfg, rng)
-        # The qdiscs schedlab ships share BandedQdisc, whose methods mypyc calls natively; through the
-        # Qdisc protocol each call is a Python method lookup (about 1.5 k instructions, measured with
-        # callgrind: a fifth of a turn). Any other qdisc runs on the event engine, which takes the same
-        # turns step by step.
-        self._bq: BandedQdisc | None = qdisc if isinstance(qdisc, BandedQdisc) else None
 
     # ---- the stretch's bounds and state -----------------------------------------------------------
 
