@@ -12,7 +12,6 @@ entry's wall time and build, which belong to the machine that ran it.
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from pathlib import Path
 from typing import Any
@@ -24,12 +23,11 @@ from gui.file_dialogs import chosen_path, file_dialog
 from gui.video_dialog import scenario_now
 from model.cli.outputs import check_output, open_atomic_text
 from model.cli.series_csv import write_csv
-from model.scenario import Scenario, ScenarioError
+from model.scenario import Scenario, ScenarioError, parse_set_value
 from model.sched.base import NSEC_PER_SEC
 from model.simulation import Simulation
 
 SLICES = 50
-BARE_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+.-]*")  # read by --set as a string, as it is
 
 
 def command_line(scenario: Scenario, loaded: Scenario, seed: int, option: str, path: Path) -> str:
@@ -37,7 +35,7 @@ def command_line(scenario: Scenario, loaded: Scenario, seed: int, option: str, p
     each value as ``--set`` reads it (TOML: ``[1, 2]``, ``true``), quoted for a POSIX shell."""
     base = loaded.settings()
     sets = [
-        f"--set {shlex.quote(f'{k}={toml_value(v)}')}"
+        f"--set {shlex.quote(f'{k}={toml_value(k, v)}')}"
         for k, v in scenario.settings().items()
         if base.get(k) != v and not k.startswith("scenario.")
     ]
@@ -46,14 +44,18 @@ def command_line(scenario: Scenario, loaded: Scenario, seed: int, option: str, p
     return " ".join(["schedlab run", loaded.name, *sets, *tail])
 
 
-def toml_value(value: object) -> str:
-    """``value`` as a TOML value, which ``--set`` parses back to it (a bare word where that is a string)."""
+def toml_value(key: str, value: object) -> str:
+    """``value`` of ``key`` as a TOML value, which ``--set`` parses back to it (a string as a bare word
+    where ``--set`` reads that word back as the same string: ``sched.policy=cfs-2.6.23``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(key, v) for v in value) + "]"
     if isinstance(value, str):
-        bare = BARE_WORD.fullmatch(value) and value not in ("true", "false", "inf", "nan")
+        try:
+            bare = parse_set_value(key, value) == value
+        except ScenarioError:
+            bare = False
         return value if bare else json.dumps(value)  # a JSON string is a TOML basic string
     return repr(value)
 

@@ -213,7 +213,7 @@ def scenario_for(base: Scenario, current: Scenario, step: Step) -> Scenario:
             for k, v in scenario.settings().items()
             if not k.startswith(("machine.cpus", "net.irq_cpus", "iperf.cpu", "scenario."))
         }
-        scenario = base.with_overrides({"machine.cpus": cpus}).with_overrides(keep)
+        scenario = base.with_overrides({**keep, "machine.cpus": cpus})
     return scenario
 
 

@@ -376,7 +376,7 @@ class Playback(QObject):
             scenario = self.scenario.with_overrides(changes)
             if cpus is not None:  # what depends on the CPU count follows it (model.cpu_count)
                 keep = {k: v for k, v in scenario.settings().items() if k not in CPU_BOUND_KEYS}
-                scenario = self.loaded.with_overrides({"machine.cpus": cpus}).with_overrides(keep)
+                scenario = self.loaded.with_overrides({**keep, "machine.cpus": cpus})
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return False

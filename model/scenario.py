@@ -46,6 +46,7 @@ __all__ = [
     "key_specs",
     "load_scenario",
     "parse_scenario",
+    "parse_set_value",
     "scenario_path",
     "section_specs",
 ]
@@ -96,7 +97,7 @@ class Scenario:
             section, _, name = key.partition(".")
             if section not in SECTIONS or not name:
                 raise ScenarioError(f"unknown key {shown(key)}; allowed sections: {', '.join(SECTIONS)}")
-            sections.setdefault(section, {})[name] = _parse_cli_value(key, raw)
+            sections.setdefault(section, {})[name] = parse_set_value(key, raw)
         top: dict[str, Any] = {}
         for section, values in sections.items():
             checked = check_table(section_specs(section), values, section, "--set")
@@ -125,7 +126,7 @@ SECTIONS: dict[str, type] = {
 }
 
 
-def _parse_cli_value(key: str, raw: object) -> Any:
+def parse_set_value(key: str, raw: object) -> Any:
     """A ``--set`` value as TOML reads it (``2``, ``[0, 3]``, ``true``), or a bare word as a string."""
     if not isinstance(raw, str):
         return raw

@@ -6,6 +6,7 @@ import json
 import shlex
 from pathlib import Path
 
+import pytest
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 from gui.data_export import export_data
@@ -88,3 +89,12 @@ def test_the_command_line_of_a_resized_2011_run_makes_the_same_file(
         words[-1] = str(tmp_path / f"cli{cpus}.csv")
         assert cli.main(words[1:]) == 0
         assert (tmp_path / f"window{cpus}.csv").read_bytes() == (tmp_path / f"cli{cpus}.csv").read_bytes()
+
+
+@pytest.mark.parametrize("value", ["cfs-2.6.23", "true", "1", "inf", "a b", 'say "hi"', (1, 2), True, 0.25])
+def test_a_value_in_the_command_line_reads_back_as_itself(value: object) -> None:
+    from gui.data_export import toml_value
+    from model.scenario import parse_set_value
+
+    back = parse_set_value("scenario.title", toml_value("scenario.title", value))
+    assert back == (list(value) if isinstance(value, tuple) else value)

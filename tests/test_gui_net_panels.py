@@ -29,6 +29,7 @@ from gui.draw import qdisc_geometry as qg
 from gui.draw import series as gs
 from gui.draw import window_figures as wf
 from gui.draw.axes import SpacedAxis
+from gui.draw.text_log import DrawnText
 from gui.panels import graphs as gp
 from gui.panels.graphs import GraphsPanel
 from gui.panels.headline import HeadlinePanel
@@ -740,29 +741,35 @@ def test_the_all_on_one_cpu_label_sits_under_its_line_where_no_data_can_be(graph
     assert floor.value() == pytest.approx(0.25) and label.top() >= line_y - 1, (label, line_y)
 
 
+def painted_2011(
+    panel: QdiscPanel, mode: str, size: tuple[int, int], cpus: int = 4, run_ns: int = 300_000_000
+) -> tuple[list[DrawnText], qg.QdiscLayout, float]:
+    """The texts ``panel`` paints (``text_log``) for the 2011 story on ``cpus`` CPUs after ``run_ns``, in
+    display ``mode`` at ``size``; its layout and zoom."""
+    from gui.draw import text_log
+
+    theme.set_theme(theme.make_theme(mode, 1.0))
+    try:
+        panel.apply_theme()
+        sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides({"machine.cpus": cpus}))
+        panel.resize(*size)
+        panel.render(sim.advance(run_ns))
+        assert panel.qdisc is not None
+        image = QImage(panel.size(), QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:  # every part painted afresh, not copied from a cached layer
+            panel.render(image)
+        return drawn, panel._layout(panel.qdisc), panel.zoom
+    finally:
+        theme.set_theme(theme.make_theme("standard", 1.0))  # the look is process-wide
+
+
 @pytest.mark.parametrize(("size", "cpus"), [((480, 290), 8), ((1000, 560), 8), ((500, 350), 4)])
 def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPanel, size, cpus) -> None:
     # Projector text at 1280x720 with eight CPUs drew "cp…" in every CPU box: the name was cut in the
     # room left beside the crown's. Only the dequeuer's box keeps that room now, and a name that still
     # does not fit is the CPU's number beside its colour strip.
-    from gui.draw import text_log
-
-    theme.set_theme(theme.make_theme("projector", 1.0))
-    try:
-        qdisc_panel.apply_theme()
-        sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides({"machine.cpus": cpus}))
-        qdisc_panel.resize(*size)
-        qdisc_panel.render(sim.advance(50_000_000))
-        assert qdisc_panel.qdisc is not None
-        lay = qdisc_panel._layout(qdisc_panel.qdisc)
-        assert len(lay.cpus) == cpus
-        qdisc_panel._parts.clear()  # every part drawn afresh, not copied from a cached layer
-        image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
-        with text_log.recording() as drawn:
-            qdisc_panel.render(image)
-        zoom = qdisc_panel.zoom
-    finally:
-        theme.set_theme(theme.make_theme("standard", 1.0))  # the look is process-wide
+    drawn, lay, zoom = painted_2011(qdisc_panel, "projector", size, cpus, 50_000_000)
+    assert len(lay.cpus) == cpus
     for cpu, box in enumerate(lay.cpus):
         inside = [d.text for d in drawn if QRectF(*box).contains(d.visible.center() / zoom)]
         assert inside, f"cpu{cpu}'s box has words"
@@ -774,20 +781,7 @@ def test_a_narrow_cpu_box_names_its_cpu_rather_than_cut_it(qdisc_panel: QdiscPan
 def test_every_cpu_box_writes_its_count_the_same_way(qdisc_panel: QdiscPanel) -> None:
     # Large text at 1920x1080: the dequeuer's box, narrowed by the crown, said "345.5k deq." beside
     # the others' "38.8 k dequeued"; a short word now goes before a different number format.
-    from gui.draw import text_log
-
-    theme.set_theme(theme.make_theme("large", 1.0))
-    try:
-        qdisc_panel.apply_theme()
-        sim = Simulation(load_scenario("qdisc-fairness-2011"))
-        qdisc_panel.resize(750, 500)
-        qdisc_panel.render(sim.advance(300_000_000))
-        qdisc_panel._parts.clear()
-        image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
-        with text_log.recording() as drawn:
-            qdisc_panel.render(image)
-    finally:
-        theme.set_theme(theme.make_theme("standard", 1.0))
+    drawn, _, _ = painted_2011(qdisc_panel, "large", (750, 500))
     counts = [d.text for d in drawn if d.text.endswith(("dequeued", "deq."))]
     assert len(counts) == 4, counts
     assert any(t.endswith("deq.") for t in counts), counts  # the case this checks: one box is narrower
@@ -797,19 +791,7 @@ def test_every_cpu_box_writes_its_count_the_same_way(qdisc_panel: QdiscPanel) ->
 def test_a_narrow_bands_name_is_drawn_in_ink(qdisc_panel: QdiscPanel) -> None:
     # Large text at 1366x768: a band whose count did not fit beside its name drew the name alone on its
     # line with the pen the packets' white gaps left behind: white on white, bands 0 and 1 unnamed.
-    from gui.draw import text_log
-
-    theme.set_theme(theme.make_theme("large", 1.0))
-    try:
-        qdisc_panel.apply_theme()
-        sim = Simulation(load_scenario("qdisc-fairness-2011"))
-        qdisc_panel.resize(485, 300)
-        qdisc_panel.render(sim.advance(300_000_000))
-        image = QImage(qdisc_panel.size(), QImage.Format.Format_ARGB32)
-        with text_log.recording() as drawn:
-            qdisc_panel.render(image)
-    finally:
-        theme.set_theme(theme.make_theme("standard", 1.0))
+    drawn, _, _ = painted_2011(qdisc_panel, "large", (485, 300))
     names = [d for d in drawn if d.text.startswith("band ")]
     assert len(names) == 3, [d.text for d in names]
     assert all(d.ink == palette.TEXT.name() for d in names), [(d.text, d.ink) for d in names]

@@ -121,6 +121,8 @@ def test_runs_keep_the_views_consistent_and_the_yields_typed(name: str, cpus: in
         assert isinstance(o, YieldOutcome)
         assert o.landing in typing.get_args(YieldLanding) and o.reason in typing.get_args(YieldReason)
         assert o.noop == (o.reason != "") and POLICIES[name].describe_landing(o)
+        brief = POLICIES[name].describe_landing(o, brief=True)  # a narrow footer's: the numbers left out
+        assert brief and not any(c.isdigit() for c in brief), brief
         after = next((x for x in records[i + 1 :] if x.cpu == r.cpu and x.t_ns == r.t_ns), None)
         switched = isinstance(after, SwitchRecord) and after.prev_tid == r.tid
         assert r.switched == switched

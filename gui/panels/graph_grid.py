@@ -231,9 +231,7 @@ class GraphGrid:
         would be cut ("Bandwi…" in large text on a 1280-pixel screen); its tooltip says what it is."""
         if not self._chooser.isVisible():
             return
-        font = panel_font(TITLE_PT)
-        font.setBold(theme.current().bold_titles)
-        metrics = QFontMetrics(font)
+        metrics = _title_metrics()
         self._chooser.setText(CHOOSER_TEXT)
         self._chooser.adjustSize()
         room = self._chooser.width() + 8 + theme.px(68 + 24)
@@ -248,9 +246,7 @@ class GraphGrid:
         short form leaves no room for it (the headline shows it too)."""
         plot = self._plots[name]
         extra = " · Jain 0.00" if name == "dequeues" else ""
-        font = panel_font(TITLE_PT)
-        font.setBold(theme.current().bold_titles)
-        metrics = QFontMetrics(font)
+        metrics = _title_metrics()
         long_title = PLOT_SPECS[name][0]
         fits = metrics.horizontalAdvance(long_title + extra) <= width
         title = long_title if fits else SHORT_TITLES[name]
@@ -281,3 +277,10 @@ class GraphGrid:
         self._chooser.setVisible(hidden)
         self._chooser.adjustSize()
         self.place_chooser()
+
+
+def _title_metrics() -> QFontMetrics:
+    """The metrics of a graph's title in the current look."""
+    font = panel_font(TITLE_PT)
+    font.setBold(theme.current().bold_titles)
+    return QFontMetrics(font)

@@ -41,11 +41,17 @@ from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chi
 from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from model.sched import POLICIES
+from model.sched.registry import LandingWords
 from model.snapshot import RunqueueView, Snapshot, TraceRecord, YieldOutcome, YieldRecord
 
 LANDING_S = 4.0  # wall seconds a yield landing stays drawn
 HOLD_S = 1.5  # a no-op yield does not replace a younger landing that moved its task
 MOVED_PX = 30  # a landing mark stays while its task drifts less than this from where it landed
+
+
+def _plain_words(outcome: YieldOutcome, brief: bool = False) -> str:
+    """A landing's words before any policy is known (no run shown yet)."""
+    return str(outcome)
 
 
 def landing_label(ld: Landing) -> str:
@@ -61,6 +67,7 @@ class Landing:
     cpu: int
     outcome: YieldOutcome
     words: str  # the policy's words for the outcome
+    brief: str  # the same without the numbers ("in place"), for a narrow footer
     t_ns: int
     wall_s: float
     section: int
@@ -75,10 +82,9 @@ class Landing:
 
     @property
     def wordings(self) -> tuple[str, ...]:
-        """The footer's words, longest first: a narrow section drops "last", then the key's value
-        ("in place (fair_key 12.3 ms)" becomes "in place"; its chip's ring and leader show where)."""
-        short = self.words.split(" (")[0]
-        return ("last " + self.text, self.text, f"sched_yield() by {self.name} → {short}")
+        """The footer's words, longest first: a narrow section drops "last", then the numbers (the
+        policy's brief words; its chip's ring and leader show where)."""
+        return ("last " + self.text, self.text, f"sched_yield() by {self.name} → {self.brief}")
 
 
 # ---- the panel ------------------------------------------------------------------------------------
@@ -106,7 +112,7 @@ class RunqueuePanel(HoverTipsPanel):
         self._snapshot: Snapshot | None = None
         self._layout_size = QSize()
         self._global_queue = False
-        self._describe: Callable[[YieldOutcome], str] = str
+        self._describe: LandingWords = _plain_words
         self._ranges: dict[int, tuple[float, float]] = {}
         self._running: set[int] = set()
         self._names: dict[int, str] = {}
@@ -180,6 +186,7 @@ class RunqueuePanel(HoverTipsPanel):
                 cpu,
                 r.outcome,
                 self._describe(r.outcome),
+                self._describe(r.outcome, brief=True),
                 r.t_ns,
                 now,
                 section,

@@ -349,12 +349,13 @@ def describe_yield(tunables: Mapping[str, int]) -> str:
     )
 
 
-def describe_landing(outcome: YieldOutcome) -> str:
+def describe_landing(outcome: YieldOutcome, brief: bool = False) -> str:
+    jiffy = "" if brief else f": jiffy {outcome.deadline_jiffies}"
     if outcome.landing == "new_deadline":
-        return f"new deadline: jiffy {outcome.deadline_jiffies}"
+        return f"new deadline{jiffy}"
     if outcome.landing == "requeued":
-        return f"requeued, deadline kept: jiffy {outcome.deadline_jiffies}"
-    return landing_words(outcome, "deadline")
+        return f"requeued, deadline kept{jiffy}"
+    return landing_words(outcome, "deadline", brief)
 
 
 INFO = PolicyInfo(

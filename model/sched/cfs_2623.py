@@ -362,8 +362,8 @@ def describe_yield(tunables: Mapping[str, int]) -> str:
     )
 
 
-def describe_landing(outcome: YieldOutcome) -> str:
-    return landing_words(outcome, "fair_key")
+def describe_landing(outcome: YieldOutcome, brief: bool = False) -> str:
+    return landing_words(outcome, "fair_key", brief)
 
 
 INFO = PolicyInfo(

@@ -302,8 +302,8 @@ def describe_yield(tunables: Mapping[str, int]) -> str:
     )
 
 
-def describe_landing(outcome: YieldOutcome) -> str:
-    return landing_words(outcome, "vruntime")
+def describe_landing(outcome: YieldOutcome, brief: bool = False) -> str:
+    return landing_words(outcome, "vruntime", brief)
 
 
 INFO = PolicyInfo(

@@ -312,12 +312,13 @@ def describe_yield(tunables: Mapping[str, int]) -> str:
     )
 
 
-def describe_landing(outcome: YieldOutcome) -> str:
+def describe_landing(outcome: YieldOutcome, brief: bool = False) -> str:
     if outcome.reason:
-        return landing_words(outcome, "vruntime")
+        return landing_words(outcome, "vruntime", brief)
+    moved = "" if brief else f" (+{fmt_ms(outcome.moved_ns)})"
     if outcome.landing == "forfeit":
-        return f"forfeit: vruntime → deadline (+{fmt_ms(outcome.moved_ns)})"
-    return f"later deadline (+{fmt_ms(outcome.moved_ns)})"
+        return f"forfeit: vruntime → deadline{moved}"
+    return f"later deadline{moved}"
 
 
 INFO = PolicyInfo(

@@ -316,10 +316,10 @@ def describe_yield(tunables: Mapping[str, int]) -> str:
     )
 
 
-def describe_landing(outcome: YieldOutcome) -> str:
+def describe_landing(outcome: YieldOutcome, brief: bool = False) -> str:
     if outcome.landing != "expired_array":
-        return landing_words(outcome, "prio")
-    return f"expired array (prio {outcome.prio})"
+        return landing_words(outcome, "prio", brief)
+    return "expired array" if brief else f"expired array (prio {outcome.prio})"
 
 
 INFO = PolicyInfo(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from model.sched.base import NSEC_PER_MSEC, SchedPolicy
 from model.snapshot import YieldOutcome
@@ -46,6 +46,13 @@ class Tunable:
         return f"{self.title} = {value}"
 
 
+class LandingWords(Protocol):
+    """A policy's words for where one yield left the yielder; ``brief``: without the numbers (a narrow
+    panel's line: "in place", "expired array", "later deadline")."""
+
+    def __call__(self, outcome: YieldOutcome, brief: bool = False) -> str: ...
+
+
 @dataclass(frozen=True, slots=True)
 class PolicyInfo:
     """A scheduler policy as the rest of schedlab knows it."""
@@ -57,7 +64,7 @@ class PolicyInfo:
     factory: Callable[[int, int], SchedPolicy]  # (ncpus, hz) -> a fresh policy
     view_kind: ViewKind  # the run-queue view its ``runqueue_view`` returns
     describe_yield: Callable[[Mapping[str, int]], str]  # what sched_yield() does, under these tunables
-    describe_landing: Callable[[YieldOutcome], str]  # where one yield left the yielder, in words
+    describe_landing: LandingWords  # where one yield left the yielder, in words
     tunables: tuple[Tunable, ...] = ()
     global_queue: bool = False  # one run queue for all CPUs (every CPU's view shows the same queue)
 
@@ -70,8 +77,9 @@ def fmt_ms(ns: int, signed: bool = False) -> str:
     return f"{ns / NSEC_PER_MSEC:{'+' if signed else ''}.3f} ms"
 
 
-def landing_words(outcome: YieldOutcome, key_name: str) -> str:
-    """The words of the landings every policy shares; ``key_name`` names ``outcome.key_ns``."""
+def landing_words(outcome: YieldOutcome, key_name: str, brief: bool = False) -> str:
+    """The words of the landings every policy shares; ``key_name`` names ``outcome.key_ns`` (left out
+    when ``brief``)."""
     if outcome.reason == "alone":
         return "alone: no-op"
     if outcome.reason == "already_rightmost":
@@ -79,4 +87,4 @@ def landing_words(outcome: YieldOutcome, key_name: str) -> str:
     if outcome.reason == "ineligible":
         return "ineligible: no-op"
     words = outcome.landing.replace("_", " ")
-    return f"{words} ({key_name} {fmt_ms(outcome.key_ns)})"
+    return words if brief else f"{words} ({key_name} {fmt_ms(outcome.key_ns)})"
