@@ -4,7 +4,8 @@ story at each size and display mode offscreen, saves the screenshots and prints 
 What counts as wrong, for every text on screen (painted by the panels, drawn by the graphs, or shown by
 Qt widgets): two texts whose rectangles intersect, a text that was cut to fit (a painted one clipped
 by its box, a widget too narrow for its words), a text outside its own panel, a painted text in the
-colour it is painted on (white on white: drawn, yet nobody sees it); every CPU lane must be
+colour it is painted on (white on white: drawn, yet nobody sees it), a list whose bottom row is half
+shown (it reads as an item missing its end); every CPU lane must be
 visible at its smallest height at least; every graph shown must have a data area at least
 ``MIN_PLOT_H`` px high; the window must not be larger than the screen it was fitted to, nor its stage
 taller than the window gives it (it would scroll; texts scrolled out of view are not counted). Texts a
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QGroupBox,
     QLabel,
+    QListView,
     QRadioButton,
     QTabBar,
     QWidget,
@@ -247,6 +249,23 @@ def overlaps(texts: Iterable[Text]) -> list[tuple[Text, Text]]:
     return out
 
 
+def half_rows(window: QWidget) -> list[str]:
+    """Lists (the lesson's steps) that show a row only in part where the view ends."""
+    out = []
+    for view in window.findChildren(QListView):
+        if not view.isVisible() or view.model() is None:
+            continue
+        port = view.viewport().rect()
+        for row in range(view.model().rowCount()):
+            rect = view.visualRect(view.model().index(row, 0))
+            if rect.intersects(port) and not port.contains(rect):
+                out.append(
+                    f"half a row shown: {type(view).__name__} row {row + 1} ({rect.height()} px, "
+                    f"{port.bottom() - rect.top() + 1} px of it seen)"
+                )
+    return out
+
+
 def _nested(a: Text, b: Text) -> bool:
     """A widget's own text and the same words drawn inside it (a button and its label) are one text."""
     return a.text == b.text and (a.rect.contains(b.rect) or b.rect.contains(a.rect))
@@ -274,6 +293,7 @@ def problems(window: QWidget, screen: tuple[int, int]) -> list[str]:
             out.append(f"outside the window: {t.where} {t.text!r}")
     for a, b in overlaps(texts):
         out.append(f"overlap: {a.where} {a.text!r} and {b.where} {b.text!r}")
+    out += half_rows(window)
     frame = getattr(window, "frame", None)
     if frame is not None and frame.stage_scroll.verticalScrollBar().maximum() > 0:
         view = frame.stage_scroll.viewport().height()

@@ -441,3 +441,58 @@ def test_a_caption_too_long_for_two_lines_beside_the_tiles_takes_a_third_there(s
     panel.resizeEvent(None)
     assert not panel._caption_beside(panel._rows(panel.lw()))
     assert panel.height() > beside, "under the tiles, the caption takes a line of its own"
+
+
+def test_a_list_showing_half_its_bottom_row_is_a_problem(qapp) -> None:
+    from PySide6.QtWidgets import QListWidget, QVBoxLayout, QWidget
+
+    from gui.layout_check import half_rows
+
+    window = QWidget()
+    steps = QListWidget()
+    steps.addItems([f"{i}. a step" for i in range(1, 8)])
+    QVBoxLayout(window).addWidget(steps)
+    row = steps.sizeHintForRow(0)
+    steps.setFixedHeight(round(3.5 * row) + 2 * steps.frameWidth())
+    window.show()
+    QApplication.processEvents()
+    found = half_rows(window)
+    assert len(found) == 1 and "row 4" in found[0], found
+    steps.setFixedHeight(3 * row + 2 * steps.frameWidth())
+    QApplication.processEvents()
+    assert half_rows(window) == []
+    window.close()
+
+
+@pytest.mark.parametrize("mode", ["standard", "large"])
+def test_the_lesson_lists_its_steps_in_whole_rows_at_any_height(qapp, mode) -> None:
+    # At 1280x720 and 1366x768 the step list ended in the top half of a row ("4. jamal's patch: a
+    # packet quo…" cut through its letters); it now takes whole rows, all of them where they fit in
+    # STEPS_SHARE of the column and the rest scrolled.
+    from gui.layout_check import half_rows
+    from gui.lessons import load_lesson
+    from gui.panels.lesson import STEPS_SHARE, LessonPanel
+
+    theme.set_theme(theme.make_theme(mode, 1.0))
+    panel = LessonPanel()
+    try:
+        panel.apply_theme()
+        panel.set_lesson(load_lesson("cfs-yield-2007"))
+        panel.show()
+        seen = set()
+        for height in range(380, 1500, 37):
+            panel.resize(360, height)
+            QApplication.processEvents()
+            assert half_rows(panel) == [], height
+            rows = [panel.steps.visualItemRect(panel.steps.item(r)) for r in range(panel.steps.count())]
+            shown = sum(1 for r in rows if panel.steps.viewport().rect().contains(r))
+            assert shown >= 1
+            split = sum(panel._split.sizes())
+            if shown < panel.steps.count():  # the list stops at its share; one more row would pass it
+                assert panel.steps.height() <= STEPS_SHARE * split + 1
+                assert panel.steps.height() + rows[shown].height() > STEPS_SHARE * split
+            seen.add(shown == panel.steps.count())
+        assert seen == {True, False}  # the heights tried show some of the steps, then all of them
+    finally:
+        panel.close()
+        theme.set_theme(theme.make_theme("standard", 1.0))

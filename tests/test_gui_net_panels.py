@@ -797,6 +797,24 @@ def test_a_narrow_bands_name_is_drawn_in_ink(qdisc_panel: QdiscPanel) -> None:
     assert all(d.ink == palette.TEXT.name() for d in names), [(d.text, d.ink) for d in names]
 
 
+@pytest.mark.parametrize("mode", ["standard", "projector", "large"])
+def test_the_parked_token_covers_no_word_of_the_running_box(qdisc_panel: QdiscPanel, mode: str) -> None:
+    # Large text at 1280x720, before the first packet: the locks in a strip above the CPUs, and the
+    # parked coin sat on the end of "RUNNING", which was centred over the whole box.
+    from gui.draw.qdisc_locks import token_bounds
+
+    drawn, lay, zoom = painted_2011(qdisc_panel, mode, (480, 290), run_ns=0)
+    assert lay.locks_row
+    assert qdisc_panel.qdisc is not None and qdisc_panel.qdisc.dequeuer_cpu < 0  # the token is parked
+    coin = token_bounds(lay.token_park)
+    words = [d for d in drawn if not d.visible.isEmpty()]
+    assert any(d.text.startswith("RUN") for d in words), [d.text for d in words]
+    under = [
+        d.text for d in words if QRectF(d.visible.topLeft() / zoom, d.visible.size() / zoom).intersects(coin)
+    ]
+    assert not under, under
+
+
 def test_the_dequeued_by_chip_is_left_out_where_it_would_be_a_sliver(qapp) -> None:
     from gui.draw import text_log
     from gui.draw.qdisc_bands import draw_path

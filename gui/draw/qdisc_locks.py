@@ -114,12 +114,13 @@ def draw_locks_row(p: QPainter, fonts: Fonts, locks: Box, q: QdiscView) -> None:
         p.setBrush(Qt.BrushStyle.NoBrush if dashed else QBrush(palette.LIGHT_GREY))
         p.drawRoundedRect(box, 6, 6)
         p.setPen(palette.TEXT)
+        # The RUNNING box leaves room on its right for the parked token, which reaches up into the
+        # title's line too while it is parked there (the title may then shorten to "RUN…").
+        room = box.width() - (44 if dashed else 8)
+        parked = dashed and q.dequeuer_cpu < 0
         p.setFont(fonts["bold"])
-        draw_text(
-            p, QRectF(box.x() + 4, box.y() + 2, box.width() - 8, 20), Qt.AlignmentFlag.AlignCenter, title
-        )
+        draw_text(p, QRectF(box.x() + 4, box.y() + 2, room if parked else box.width() - 8, 20), centre, title)
         p.setFont(fonts["text"])
-        room = box.width() - (44 if dashed else 8)  # the RUNNING box leaves room for the parked token
         draw_text(p, QRectF(box.x() + 4, box.y() + 24, room, 22), centre, words)
 
 

@@ -8,7 +8,7 @@ asks for (``go_to``, ``leave_requested``, ``rejoin_requested``). The narration i
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -28,6 +28,9 @@ from gui.panels.base import rescale_fonts, styled_font
 TEXT_PT = 13
 NO_LESSON = "This scenario has no guided lesson: its story is on the Story tab."
 INTRO = "Press **Next** (or PageDown) to begin. Back and Next step through; pick any step in the list."
+# At most this share of the height below the buttons goes to the step list: the narration is what the
+# class reads.
+STEPS_SHARE = 0.3
 
 
 class LessonPanel(QWidget):
@@ -88,11 +91,11 @@ class LessonPanel(QWidget):
         column.addLayout(buttons)
         column.addWidget(self.step_label)
         column.addWidget(self.status)
-        split = QSplitter(Qt.Orientation.Vertical)
+        self._split = split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.narration)
         split.addWidget(self.steps)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)
         split.setChildrenCollapsible(False)
         column.addWidget(split, 1)
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -117,6 +120,7 @@ class LessonPanel(QWidget):
         self._narrate(INTRO)
         self.status.setText("")
         self._update_buttons()
+        self._fit_steps()
 
     def show_step(self, index: int) -> None:
         assert self._lesson is not None
@@ -156,6 +160,31 @@ class LessonPanel(QWidget):
 
     def apply_theme(self) -> None:
         rescale_fonts(self)
+        self._fit_steps()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._fit_steps()
+
+    def _fit_steps(self) -> None:
+        """Size the step list to whole rows: every step if they take at most ``STEPS_SHARE`` of the
+        height below the buttons, else as many whole rows as fit there (the rest scroll). A row cut in
+        half at the bottom reads as a step that is missing its end."""
+        total = sum(self._split.sizes())
+        if self.steps.isHidden() or self.steps.count() == 0 or total <= 0:
+            return
+        self.steps.doItemsLayout()  # rows wrap at the list's width: lay them out before measuring
+        spacing = 2 * self.steps.spacing()
+        height = 2 * self.steps.frameWidth()
+        cap = int(total * STEPS_SHARE)
+        for row in range(self.steps.count()):
+            row_h = self.steps.visualRect(self.steps.model().index(row, 0)).height() + spacing
+            if row and height + row_h > cap:
+                break
+            height += row_h
+            if not row:  # below Qt's own minimum for a list (70 px) when one row is all there is room for
+                self.steps.setMinimumHeight(height)
+        self._split.setSizes([total - height, height])
 
     @property
     def index(self) -> int:
