@@ -39,6 +39,7 @@ from model.snapshot import (
     BandView,
     BfsEntry,
     BfsView,
+    Cfs2623View,
     EevdfEntry,
     EevdfView,
     O1Entry,
@@ -506,6 +507,41 @@ def test_a_narrow_footer_says_where_the_yield_went_in_full(rq_panel: RunqueuePan
     assert footer and not footer[0].endswith("…"), footer
     assert footer[0].startswith(("last sched_yield() by iperf-reporter → in place", "sched_yield() by"))
     assert "in place" in footer[0]
+
+
+def test_large_text_in_a_narrow_section_keeps_its_headline_and_footer_whole(rq_panel: RunqueuePanel) -> None:
+    # Large text at 1366x768: "CPU 0 · CFS: by fair_key, leftm…" over "sched_yield() by iperf-reporter
+    # → in…". A lone section's headline may leave "CPU 0" out, and the footer says "yield by", before
+    # either is cut.
+    from gui.draw import text_log, theme
+
+    theme.set_theme(theme.make_theme("large", 1.0))
+    try:
+        rq_panel.apply_theme()
+        sim = story("cfs-2.6.23")
+        sim.advance(60_000_000)
+        run_until_landing(sim, [rq_panel], "in_place")
+        rq_panel.resize(460, 330)
+        rq_panel.render(sim.advance(1))
+        image = QImage(rq_panel.size(), QImage.Format.Format_ARGB32)
+        with text_log.recording() as drawn:
+            rq_panel.render(image)
+    finally:
+        theme.set_theme(theme.make_theme("standard", 1.0))
+    texts = [d.text for d in drawn]
+    assert "CFS: by fair_key, leftmost first" in texts, texts
+    footer = [t for t in texts if "iperf-reporter →" in t]
+    assert footer == ["yield by iperf-reporter → in place"], texts
+
+
+def test_a_headline_names_its_cpu_unless_it_is_alone_and_short_of_room() -> None:
+    view = Cfs2623View(cpu=1, entries=(), fair_clock_ns=0)
+    wide, narrow = rs.HEADLINES[Cfs2623View]
+    assert rs.headline(view, 900, False, lambda t: True) == f"CPU 1 · {wide}"
+    assert rs.headline(view, 500, False, lambda t: True) == f"CPU 1 · {narrow}"
+    assert rs.headline(view, 900, False, lambda t: "tasks" not in t) == f"CPU 1 · {narrow}"
+    assert rs.headline(view, 500, True, lambda t: not t.startswith("CPU")) == narrow
+    assert rs.headline(view, 500, False, lambda t: False) == f"CPU 1 · {narrow}"  # to be cut: it says CPU 1
 
 
 def test_a_noop_yield_does_not_replace_a_fresh_landing(rq_panel: RunqueuePanel, clock: FakeClock) -> None:

@@ -22,7 +22,6 @@ from gui.draw.runqueue_scene import (
     CHIP_H,
     GUTTER_MIN_BODY_W,
     GUTTER_W,
-    HEADLINES,
     LINE_H,
     MIN_SECTION_H,
     NO_TASK,
@@ -33,6 +32,7 @@ from gui.draw.runqueue_scene import (
     Scene,
     TimelineItem,
     bfs_words,
+    headline,
     key_to_x,
     next_tag,
     o1_slice_words,
@@ -76,6 +76,7 @@ class SceneBuilder:
     ) -> None:
         self._fonts, self._names, self._nice, self._ranges = fonts, names, nice, ranges
         self.scene = Scene()
+        self._alone = False  # one section only: its headline may leave "CPU n" out
         self._layouts: dict[type, Callable[[int, Any, QRectF, bool], None]] = {
             O1View: self._layout_o1,
             Cfs2623View: self._layout_cfs,
@@ -88,6 +89,8 @@ class SceneBuilder:
         """Sections on a grid, each with its headline, its queue and a footer line for the last yield;
         where that leaves a section too little room, one row per CPU with its queue in pick order."""
         self.scene = Scene()
+        self._alone = False  # one section only: its headline may leave "CPU n" out
+        self._alone = len(sections) == 1
         cols, rows = section_grid(len(sections), size.width())
         w, h = (size.width() - PAD) / cols, (size.height() - PAD) / rows
         if h < MIN_SECTION_H and len(sections) > 1:
@@ -165,12 +168,11 @@ class SceneBuilder:
     def _layout_section(self, i: int, rq: RunqueueView, r: QRectF) -> None:
         sc = self.scene
         sc.boxes.append((r, palette.BACKGROUND))
-        wide, narrow = HEADLINES[type(rq)]
-        headline = narrow if r.width() < 760 else wide
-        headline = headline if isinstance(rq, BfsView) else f"CPU {rq.cpu} · {headline}"
         fm = font_metrics(self._fonts[TITLE])
-        headline = fm.elidedText(headline, Qt.TextElideMode.ElideRight, int(r.width() - 12))
-        sc.text(QRectF(r.left() + 6, r.top() + 2, r.width() - 12, LINE_H), headline, TITLE)
+        room = r.width() - 12
+        words = headline(rq, r.width(), self._alone, lambda text: fm.horizontalAdvance(text) <= room)
+        words = fm.elidedText(words, Qt.TextElideMode.ElideRight, int(room))
+        sc.text(QRectF(r.left() + 6, r.top() + 2, room, LINE_H), words, TITLE)
         body = r.adjusted(6, LINE_H + 4, -6, -LINE_H - 2)
         if rq.entries:
             self._layouts[type(rq)](i, rq, body, body.height() < 190)

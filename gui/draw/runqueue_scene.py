@@ -11,7 +11,7 @@ here. ``SceneBuilder.build`` is geometry only: the panel paints the Scene and ma
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -28,6 +28,7 @@ from model.snapshot import (
     O1Entry,
     O1View,
     RunqueueEntry,
+    RunqueueView,
 )
 
 MIN_SPAN_NS = 1_000_000  # a key axis spans at least 1 ms
@@ -58,12 +59,25 @@ HEADLINES: dict[type, tuple[str, str]] = {  # (wide, narrow)
     ),
 }
 NO_TASK = "no runnable task"
+WIDE_HEADLINE_PX = 760  # a narrower section takes the policy's narrow headline
 PLAIN, BOLD, TITLE = 0, 1, 2
 ALIGN_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 ALIGN_TOP = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
 
 
 # ---- pure helpers ---------------------------------------------------------------------------------
+
+
+def headline(rq: RunqueueView, width: float, alone: bool, fits: Callable[[str], bool]) -> str:
+    """A section's headline: the policy's wide or narrow words after "CPU n ·" (BFS has one queue for
+    every CPU), the narrow words alone where the section is the only one, the first of those that
+    ``fits``; else the last, to be shortened with "…"."""
+    wide, narrow = HEADLINES[type(rq)]
+    words = [narrow] if width < WIDE_HEADLINE_PX else [wide, narrow]
+    options = words if isinstance(rq, BfsView) else [f"CPU {rq.cpu} · {w}" for w in words]
+    if alone and options[-1] != narrow:
+        options.append(narrow)
+    return next((o for o in options if fits(o)), options[-1])
 
 
 def key_to_x(rel_ns: float, rng: tuple[float, float], x0: float, width: float) -> float:

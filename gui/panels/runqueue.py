@@ -83,8 +83,13 @@ class Landing:
     @property
     def wordings(self) -> tuple[str, ...]:
         """The footer's words, longest first: a narrow section drops "last", then the numbers (the
-        policy's brief words; its chip's ring and leader show where)."""
-        return ("last " + self.text, self.text, f"sched_yield() by {self.name} → {self.brief}")
+        policy's brief words; its chip's ring and leader show where), then the call's full name."""
+        return (
+            "last " + self.text,
+            self.text,
+            f"sched_yield() by {self.name} → {self.brief}",
+            f"yield by {self.name} → {self.brief}",
+        )
 
 
 # ---- the panel ------------------------------------------------------------------------------------
