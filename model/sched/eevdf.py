@@ -52,7 +52,7 @@ BASE_SLICE_NS: Final = 700_000
 YIELD_FORFEIT = Tunable(
     key="yield_forfeit",
     default=1,
-    title="sched_yield()",
+    title="EEVDF sched_yield()",
     help="sched_yield() in EEVDF: 0 is yield_task_fair() of 6.6-6.16 (the deadline moves one slice out), "
     '1 that of 6.17+ (79104becf42b "sched/fair: Forfeit vruntime on yield", also in 6.12.63 and 6.6.y '
     "stable: the task forfeits the rest of its request)",
