@@ -36,8 +36,8 @@ from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
 from model.compare import Lockstep, Side, differences
 from model.metrics import bandwidth_mbps, jain_rows
-from model.scenario import Scenario, ScenarioError
-from model.simulation import LIVE_KEYS, SetTunable
+from model.scenario import Scenario, ScenarioError, parse_set_value
+from model.simulation import LIVE_KEYS, SetTunable, Simulation
 from model.snapshot import Snapshot
 
 # Okabe–Ito, as the window's palette, and a line style per side so that colour is never the only cue.
@@ -47,6 +47,21 @@ STYLE_WORDS = ("solid", "dashed", "dotted", "dash-dot")
 FRAME_MS = 33
 MEAN_SAMPLES = 10
 HEADLINE_EVERY_FRAMES = 10  # the numbers change every third of a second: readable
+
+
+def live_keys(sims: Sequence[Simulation]) -> list[str]:
+    """The live settings that mean something in these runs: the qdisc's first where there is one (its
+    story is about them), then the tunables of each side's policy (a policy gets only its own)."""
+    own = {f"sched.{t.key}" for sim in sims for t in sim.policy_info.tunables}
+    qdisc = [key for key in LIVE_KEYS if key.startswith("qdisc.")]
+    has_qdisc = any(sim.txpath is not None for sim in sims)
+    return (qdisc if has_qdisc else []) + [key for key in LIVE_KEYS if key in own]
+
+
+def allowed_words(allowed: tuple[int, ...] | tuple[str, ...] | range) -> str:
+    if isinstance(allowed, range):
+        return f"{allowed.start}..{allowed.stop - 1}"
+    return ", ".join(str(v) for v in allowed)
 
 
 class CompareWindow(QMainWindow):
@@ -71,6 +86,7 @@ class CompareWindow(QMainWindow):
         self._timer.setInterval(FRAME_MS)
         self._timer.timeout.connect(self._on_frame)
         self.advance(0)
+        self._show_value(self.key_box.currentText())
         if use_timer:
             self._timer.start()
 
@@ -139,11 +155,14 @@ class CompareWindow(QMainWindow):
         row.addStretch(1)
         row.addWidget(QLabel("Live:"))
         self.key_box = QComboBox()
-        self.key_box.addItems(list(LIVE_KEYS))
+        self.key_box.addItems(live_keys(self.lockstep.sims))
+        self.key_box.setToolTip("A setting that takes effect now, as a sysctl does")
         row.addWidget(self.key_box)
-        self.value_edit = QLineEdit("1")
-        self.value_edit.setMaximumWidth(80)
+        self.value_edit = QLineEdit()
+        self.value_edit.setMaximumWidth(110)
+        self.value_edit.returnPressed.connect(self._apply_from_controls)
         row.addWidget(self.value_edit)
+        self.key_box.currentTextChanged.connect(self._show_value)
         self.target_box = QComboBox()
         self.target_box.addItem("to all sides", None)
         for i, side in enumerate(self.sides):
@@ -265,9 +284,18 @@ class CompareWindow(QMainWindow):
         return True
 
     def _apply_from_controls(self) -> None:
-        text = self.value_edit.text().strip()
-        value: int | str = int(text) if text.lstrip("-").isdigit() else text
-        self.apply(self.key_box.currentText(), value, self.target_box.currentData())
+        key = self.key_box.currentText()
+        try:
+            value = parse_set_value(key, self.value_edit.text().strip())  # as --set reads it
+        except ScenarioError as exc:
+            QMessageBox.warning(self, "schedlab could not do that", str(exc))
+            return
+        self.apply(key, value, self.target_box.currentData())
+
+    def _show_value(self, key: str) -> None:
+        """The chosen setting's value on side A, to edit, and what it may be."""
+        self.value_edit.setText(str(self.lockstep.sims[0].settings().get(key, "")))
+        self.value_edit.setToolTip(f"{key}: {allowed_words(LIVE_KEYS[key])}")
 
     def closeEvent(self, event: object) -> None:  # Qt override
         self._timer.stop()

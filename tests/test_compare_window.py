@@ -102,3 +102,26 @@ def test_the_graph_leaves_its_legend_room_above_the_lines(qtbot) -> None:
                 points += 1
         assert points > 40
         window.close()
+
+
+def test_the_live_setting_offers_what_means_something_here_and_starts_from_its_value(qtbot) -> None:
+    # The 2011 pair offered sched.compat_yield first, with "1" in the box whatever the setting was, and
+    # took any word typed as a string of its own reading; it now offers the qdisc's settings first,
+    # shows side A's value and reads the box as --set does.
+    window = CompareWindow(
+        load_scenario("qdisc-fairness-2011"), PRESETS["time-vs-quota"].sides, use_timer=False
+    )
+    qtbot.addWidget(window)
+    keys = [window.key_box.itemText(i) for i in range(window.key_box.count())]
+    assert keys[:2] == ["qdisc.exit_rule", "qdisc.weight_p"]
+    assert keys[2:] == ["sched.compat_yield"]  # cfs-2.6.24's own tunable, and no other policy's
+    assert window.value_edit.text() == "time"  # side A's rule
+    window.key_box.setCurrentText("qdisc.weight_p")
+    assert window.value_edit.text() == "64" and "1..100000" in window.value_edit.toolTip()
+    window.value_edit.setText("8")
+    window._apply_from_controls()
+    assert {s.settings["qdisc.weight_p"] for s in window.snapshots} == {8}
+    window2 = CompareWindow(load_scenario("cfs-yield-2007"), PRESETS["compat-yield"].sides, use_timer=False)
+    qtbot.addWidget(window2)
+    keys2 = [window2.key_box.itemText(i) for i in range(window2.key_box.count())]
+    assert keys2 == ["sched.compat_yield"]  # no qdisc here, and CFS 2.6.23 has this one tunable
