@@ -37,6 +37,7 @@ class Workloads:
     """What ``assemble`` built; None (or empty) where the scenario has no such part."""
 
     sockets: list[TcpSendSocket] = field(default_factory=list)  # iperf client's TCP send socket
+    links: list[LinkDevice] = field(default_factory=list)  # the link under it
     iperf: Iperf | None = None  # iperf's client (the server keeps no state the run reads)
     rx_socket: RxSocket | None = None
     nic_rx: NicRx | None = None
@@ -83,6 +84,7 @@ def assemble(sc: Scenario, machine: Machine, rng: np.random.Generator) -> Worklo
         )
         sock = TcpSendSocket(machine, net.sndbuf_bytes, link)
         built.sockets.append(sock)
+        built.links.append(link)
         built.iperf = Iperf(machine, sock, sc.iperf)
     if any(t.kind == "sender" for t in sc.tasks):
         built.txpath, built.qdisc = _build_txpath(sc, machine, rng)

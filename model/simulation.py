@@ -30,7 +30,7 @@ from model.machine.trace import TraceLog
 from model.metrics import Series, bandwidth_mbps, seconds
 from model.net.qdisc import Qdisc
 from model.net.rx import NicRx, RxSocket
-from model.net.tcp import TcpSendSocket
+from model.net.tcp import LinkDevice, TcpSendSocket
 from model.net.txconfig import EXIT_RULES
 from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
@@ -88,6 +88,7 @@ class Simulation:
         self.toggles: list[tuple[int, str, int | str]] = []
         built = assemble(scenario, self.machine, self.rng)
         self.sockets: list[TcpSendSocket] = built.sockets
+        self.links: list[LinkDevice] = built.links
         self.iperf: Iperf | None = built.iperf
         self.rx_socket: RxSocket | None = built.rx_socket
         self.nic_rx: NicRx | None = built.nic_rx
@@ -155,10 +156,12 @@ class Simulation:
         return self.machine.now_ns
 
     def acked_bytes(self) -> int:
-        """Goodput so far: bytes acknowledged to the local sender, or delivered to the local receiver."""
+        """Goodput so far: bytes acknowledged to the local sender (as the wire carries them:
+        ``LinkDevice.carried_bytes``), or delivered to the local receiver, or sent by the transmit path."""
         received = self.rx_socket.delivered_bytes if self.rx_socket is not None else 0
         sent = self.txpath.transmitted() * self.scenario.xmit.packet_bytes if self.txpath is not None else 0
-        return sum(s.acked_bytes for s in self.sockets) + received + sent
+        now = self.machine.now_ns
+        return sum(link.carried_bytes(now) for link in self.links) + received + sent
 
     def fork(self) -> Simulation:
         """An independent twin of the run now: the same state, sharing nothing either of them changes, so
