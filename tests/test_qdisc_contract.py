@@ -21,7 +21,9 @@ MS = 1_000_000
 
 def run(kind: str, per_packet: bool, device: str, rule: str) -> Simulation:
     sets = {"qdisc.kind": kind, "qdisc.per_packet": per_packet, "net.device": device, "qdisc.exit_rule": rule}
-    sim = Simulation(load_scenario("qdisc-fairness-2011").with_overrides(sets), trace="full")
+    sim = Simulation(
+        load_scenario("qdisc-fairness-2011").with_overrides(sets), trace="full", sample_ns=250_000
+    )
     sim.advance(3 * MS)
     return sim
 

@@ -62,10 +62,15 @@ class Machine(Spinning):
     def run_until(self, t_end_ns: int, max_events: int | None = None) -> bool:
         """Run up to ``t_end_ns``, then charge every CPU's current segment up to that instant."""
         finished = self.q.run_until(t_end_ns, max_events)
+        self.charge_all()
+        return finished
+
+    def charge_all(self) -> None:
+        """Charge every CPU's current segment up to now, so that the task-time counters are as current
+        as the interrupt ones (a charge splits a segment without changing what it does)."""
         for cpu in self.cpus:
             if cpu.irq_until_ns <= self.q.now_ns:
                 self._account(cpu)
-        return finished
 
     # ---- what a driver (model.actions.Driven) asks of the machine -----------------------------------
 
