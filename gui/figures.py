@@ -18,6 +18,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
 from gui.draw.svg_portable import portable_svg
+from gui.panels.base import CHROME
 
 SCREEN_DPI = 96
 CAPTION_PT = 10
@@ -52,8 +53,18 @@ def _caption_font() -> QFont:
 
 
 def _paint(painter: QPainter, widget: QWidget, caption: str) -> None:
-    """The widget at the origin and the caption strip under it, in widget pixels."""
-    widget.render(painter, QPoint(0, 0))
+    """The widget at the origin and the caption strip under it, in widget pixels. A panel's figure
+    leaves out the controls that float over it (its ``CHROME`` children); the whole window keeps them,
+    being a picture of the app."""
+    chrome = [] if widget.isWindow() else [w for w in widget.findChildren(QWidget) if w.property(CHROME)]
+    hidden = [w for w in chrome if w.isVisible()]
+    for w in hidden:
+        w.setVisible(False)
+    try:
+        widget.render(painter, QPoint(0, 0))
+    finally:
+        for w in hidden:
+            w.setVisible(True)
     if caption:
         strip = QRect(0, widget.height(), widget.width(), caption_height(widget, caption))
         painter.fillRect(strip, QColor("white"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import cairosvg
 import numpy as np
 import pytest
+from PySide6.QtCore import QBuffer, QIODevice
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
@@ -158,3 +159,28 @@ def test_the_panel_names_are_the_windows_export_targets(windows) -> None:
 
     names = {slug(k) for k in export_targets(windows["qdisc-fairness-2011"]) if k != "Whole window"}
     assert set(EXPORT_PANELS) == names | {"window"}
+
+
+def test_a_panels_figure_leaves_out_the_controls_over_it_and_the_window_keeps_them(windows) -> None:
+    # A figure of the 2011 graphs for a slide carried the "More ▾" button over their top right corner.
+    from gui.panels.base import CHROME
+
+    window = windows["qdisc-fairness-2011"]
+    panel = window.graphs
+    chooser = next(w for w in panel.findChildren(QWidget) if w.property(CHROME))
+    assert chooser.isVisible(), "the 2011 graphs at 1280x720 do not all fit: the chooser is shown"
+    figure = pixels(figure_bytes(panel, ".png", FigureOptions()))
+    chooser.setVisible(False)
+    without = QImage(panel.size(), QImage.Format.Format_RGB888)
+    panel.render(without)
+    chooser.setVisible(True)
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    without.save(buffer, "PNG")
+    assert np.array_equal(figure, pixels(bytes(buffer.data()))), "drawn as with the chooser hidden"
+    assert chooser.isVisible(), "and shown again in the window"
+    r = chooser.geometry()
+    whole = pixels(figure_bytes(window, ".png", FigureOptions()))
+    origin = panel.mapTo(window, r.topLeft())
+    corner = whole[origin.y() : origin.y() + r.height(), origin.x() : origin.x() + r.width()]
+    assert not np.array_equal(corner, figure[r.y() : r.bottom() + 1, r.x() : r.right() + 1])

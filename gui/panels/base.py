@@ -83,6 +83,8 @@ class HoverTipsPanel(SnapshotPanel):
 
 BASE_PT = "schedlab_base_pt"  # a widget's text size in the standard theme, kept to rescale it
 BASE_BOLD = "schedlab_base_bold"
+# A control that floats over a panel (the graphs' "More ▾"): a figure of the panel leaves it out.
+CHROME = "schedlab_figure_chrome"
 
 
 def styled_font(widget: QWidget, pt: float, bold: bool = False) -> None:

@@ -17,7 +17,7 @@ from gui.draw import palette, theme
 from gui.draw.axes import SpacedAxis
 from gui.draw.graph_items import TITLE_PT, panel_font, title_size
 from gui.draw.series import PLOT_SPECS, SHORT_TITLES, TINY_TITLES, grid_cells, grid_shape
-from gui.panels.base import styled_font
+from gui.panels.base import CHROME, styled_font
 from gui.panels.dequeue_bars import DequeueBars
 
 MIN_PLOT_H = 150  # px of data area every shown graph keeps, at the standard text size
@@ -58,6 +58,7 @@ class GraphGrid:
             action.setCheckable(True)
             action.triggered.connect(lambda _=False, n=name: choose(n))
             self._choices[name] = action
+        self._chooser.setProperty(CHROME, True)  # a panel's figure leaves it out
         self._chooser.setParent(panel)  # floats at the top right, over the graphs' title row
         self._chooser.raise_()
         self._placed: list[pg.GraphicsLayout] = []

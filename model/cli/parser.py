@@ -92,7 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("scenario")
     export.add_argument("--out", required=True, metavar="FILE.png|FILE.svg|FILE.pdf")
     export.add_argument("--at", type=float, default=2.0, metavar="S", help="simulated time of the picture")
-    export.add_argument("--size", default="1600x1000", metavar="WxH")
+    export.add_argument(
+        "--size",
+        default="1600x1000",
+        metavar="WxH",
+        help="the window's size (default 1600x1000); a --panel is drawn as large as it is in that window",
+    )
     export.add_argument(
         "--panel",
         default="window",
