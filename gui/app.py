@@ -230,6 +230,7 @@ def export_target(window: Any, panel: str) -> Any:
     widget = targets[panel]
     if widget is not window and not widget.isVisible():  # a panel in a hidden tab: lay it out
         widget.resize(widget.size().expandedTo(widget.sizeHint()))
+    window.render_latest(widget)  # and draw the run in it: a hidden panel is not drawn frame by frame
     return widget
 
 

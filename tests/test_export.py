@@ -107,6 +107,22 @@ def test_cli_export_png_and_svg(tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize(
+    ("story", "panel"), [("qdisc-fairness-2011", "run-queue"), ("cfs-yield-2007", "graphs")]
+)
+def test_cli_export_draws_a_panel_behind_a_tab_too(tmp_path: Path, story: str, panel: str) -> None:
+    # The 2011 run queues, behind the qdisc's tab, came out as a blank white picture: a hidden panel is
+    # not drawn frame by frame, and the command line did not draw the run in it before the figure.
+    out = tmp_path / "p.png"
+    assert cli.main(["export", story, "--panel", panel, "--at", "0.2", "--out", str(out)]) == 0
+    image = QImage(str(out))
+    white = QColor("white").rgb()
+    inked = sum(
+        image.pixel(x, y) != white for x in range(0, image.width(), 4) for y in range(0, image.height(), 4)
+    )
+    assert inked > 0.01 * (image.width() // 4) * (image.height() // 4), inked
+
+
+@pytest.mark.parametrize(
     ("extra", "message"),
     [
         (["--out", "x.gif"], "allowed: .png, .svg"),
