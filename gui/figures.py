@@ -164,4 +164,14 @@ FORMATS = {".png": png_bytes, ".svg": svg_bytes, ".pdf": pdf_bytes}
 
 
 def figure_bytes(widget: QWidget, suffix: str, options: FigureOptions) -> bytes:
-    return FORMATS[suffix](widget, options)
+    """``widget`` as a figure. A panel whose text scrolls (the explainer) has a ``figure_size()``: its
+    figure is drawn at that size, the whole text, not the part the window shows."""
+    sizer = getattr(widget, "figure_size", None)
+    if sizer is None:
+        return FORMATS[suffix](widget, options)
+    kept = widget.size()
+    widget.resize(sizer())
+    try:
+        return FORMATS[suffix](widget, options)
+    finally:
+        widget.resize(kept)

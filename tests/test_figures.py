@@ -184,3 +184,17 @@ def test_a_panels_figure_leaves_out_the_controls_over_it_and_the_window_keeps_th
     origin = panel.mapTo(window, r.topLeft())
     corner = whole[origin.y() : origin.y() + r.height(), origin.x() : origin.x() + r.width()]
     assert not np.array_equal(corner, figure[r.y() : r.bottom() + 1, r.x() : r.right() + 1])
+
+
+def test_the_explainers_figure_holds_its_whole_text(windows) -> None:
+    # schedlab export --panel explainer drew the first screenful of the story under a scroll bar.
+    panel = windows["qdisc-fairness-2011"].explainer
+    kept = panel.size()
+    size = panel.figure_size()
+    assert size.width() == kept.width() and size.height() > kept.height()  # this text scrolls at 1280x720
+    panel.resize(size)
+    assert panel.browser.verticalScrollBar().maximum() == 0, "at that size nothing scrolls"
+    panel.resize(kept)
+    image = QImage.fromData(figure_bytes(panel, ".png", FigureOptions()))
+    assert (image.width(), image.height()) == (size.width(), size.height())
+    assert panel.size() == kept, "the window's panel goes back to its size"

@@ -9,11 +9,13 @@ registry entry's ``describe_yield``): the heart of the 2007 story, and it change
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QSize
 from PySide6.QtGui import QFont, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
 
@@ -102,6 +104,13 @@ class ExplainerPanel(QWidget):
             self.browser.setHtml(f"<h2>{title}</h2><p>{body.replace(chr(10) * 2, '</p><p>')}</p>")
         self.browser.moveCursor(QTextCursor.MoveOperation.Start)
         self.browser.verticalScrollBar().setValue(0)
+
+    def figure_size(self) -> QSize:
+        """Its figure's size (``gui.figures``): as wide as it is, tall enough for the whole text."""
+        document = self.browser.document().clone()
+        document.setTextWidth(self.browser.viewport().width())
+        chrome = self.height() - self.browser.viewport().height()  # the "Now:" line, frames and margins
+        return QSize(self.width(), chrome + math.ceil(document.size().height()) + 2)
 
     def lesson_text(self) -> str:
         return self.browser.toPlainText()
