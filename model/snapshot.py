@@ -206,13 +206,13 @@ class BandView:
 class QdiscView:
     kind: str  # the qdisc.kind: "prio" or "pfifo_fast"
     bands: tuple[BandView, ...]
-    enqueued: int
+    enqueued: int  # every packet offered, the tail drops too: dequeued + dropped + backlog
     dequeued: int
     dropped: int
     requeues: int
     backlog: int
     per_cpu_dequeued: tuple[int, ...]
-    per_cpu_enqueued: tuple[int, ...]
+    per_cpu_enqueued: tuple[int, ...]  # per sending CPU: the packets the qdisc took
     dequeuer_cpu: int  # owner of the RUNNING bit, -1 when nobody dequeues
     busylock_owner: int  # -1 when free
     busylock_waiters: tuple[int, ...]  # CPUs spinning on busylock behind its holder, in ticket order

@@ -830,3 +830,16 @@ def test_the_dequeued_by_chip_is_left_out_where_it_would_be_a_sliver(qapp) -> No
             p.end()
         assert ("cpu3" in [d.text for d in drawn]) == chip, width
         assert bool(drawn) == chip, "a panel too narrow for the chip draws none of it"
+
+
+def test_the_counters_call_the_qdiscs_packets_offered_not_enqueued(qdisc_panel: QdiscPanel) -> None:
+    # "tc -s qdisc show · 1.04 M enqueued" over "sent 378.2 k dropped 663.7 k": the count takes in the
+    # tail drops, which the qdisc never enqueued (a CPU's "enqueued" in its tooltip counts only those taken).
+    drawn, _, _ = painted_2011(qdisc_panel, "standard", (1000, 560))
+    q = qdisc_panel.qdisc
+    assert q is not None and q.dropped > 0  # the 2011 senders overrun the band: the case in question
+    assert q.enqueued == q.dequeued + q.dropped + q.backlog
+    assert sum(q.per_cpu_enqueued) == q.enqueued - q.dropped
+    titles = [d.text for d in drawn if d.text.startswith("tc -s qdisc show")]
+    assert titles and all("enqueued" not in t for t in titles), titles
+    assert any("offered" in t for t in titles), titles

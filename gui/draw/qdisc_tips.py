@@ -89,7 +89,8 @@ def device_tip(q: QdiscView) -> str:
 def footer_tip(q: QdiscView) -> str:
     reasons = ", ".join(f"{k} {v}" for k, v in q.exit_reasons)
     return (
-        f"{q.enqueued} enqueued, {q.dequeued} dequeued, {q.dropped} dropped, {q.requeues} requeues; "
+        f"{q.enqueued} offered: {q.dequeued} dequeued, {q.dropped} dropped, {q.backlog} queued; "
+        f"{q.requeues} requeues; "
         f"{q.runs} dequeuer runs ended by: {reasons}\n"
         f"ksoftirqd woken {q.ksoftirqd_wakeups} times (softirqs left after __do_softirq's restarts)"
     )

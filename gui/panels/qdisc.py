@@ -296,7 +296,9 @@ class QdiscPanel(HoverTipsPanel):
         x, y, w, _h = box
         p.setPen(palette.TEXT)
         p.setFont(self._fonts["bold"])
-        enqueued = f"tc -s qdisc show · {fmt_count(q.enqueued)} enqueued"
+        # q.enqueued counts every packet offered to the qdisc, the tail drops too (a CPU's count and
+        # tc's "sent" count only those it took): "offered" says which.
+        enqueued = f"tc -s qdisc show · {fmt_count(q.enqueued)} offered"
         title = (f"{enqueued}, {fmt_count(q.runs)} dequeuer runs", enqueued, "tc -s qdisc show")
         draw_text(p, QRectF(x, y, w, 20), Qt.AlignmentFlag.AlignLeft, title)
         p.setFont(self._fonts["mono"])
