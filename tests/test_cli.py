@@ -60,6 +60,21 @@ def test_run_json_for_the_qdisc_story(capsys: pytest.CaptureFixture[str]) -> Non
     assert q["runs"] > 0
 
 
+def test_run_text_splits_the_packets_offered_to_the_qdisc(capsys: pytest.CaptureFixture[str]) -> None:
+    # "qdisc enqueued 416,961 dropped 265,457": the first count took in the drops; the line now says
+    # what it is and how it splits, each number the JSON's own.
+    code, out, _ = run(capsys, "run", "qdisc-fairness-2011", "--duration", "0.02", "--json")
+    q = json.loads(out)["qdisc"]
+    code, text, _ = run(capsys, "run", "qdisc-fairness-2011", "--duration", "0.02")
+    assert code == 0 and q["dropped"] > 0
+    line = next(x for x in text.splitlines() if x.strip().startswith("qdisc "))
+    assert line.split() == [
+        "qdisc", "offered", f"{q['enqueued']:,}", "dequeued", f"{q['dequeued']:,}",
+        "dropped", f"{q['dropped']:,}", "backlog", f"{q['backlog']:,}",
+    ]  # fmt: skip
+    assert q["enqueued"] == q["dequeued"] + q["dropped"] + q["backlog"]
+
+
 def test_run_lists_the_scenarios_threads_before_the_kernels(capsys: pytest.CaptureFixture[str]) -> None:
     # ksoftirqd/0..3 have the first tids (the kernel made them first) but are rarely the story.
     code, out, _ = run(capsys, "run", "qdisc-fairness-2011", "--duration", "0.01")

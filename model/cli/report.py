@@ -27,8 +27,9 @@ def print_human(s: dict[str, Any]) -> None:
         reasons = ", ".join(f"{k} {v:,}" for k, v in q["exit_reasons"].items() if v)
         print(f"  dequeued per CPU {counts}  (Jain {s['fairness_jain']:.3f})")
         print(f"  dequeuer tenures {q['runs']:,}: {reasons}")
-        print(f"  qdisc            enqueued {q['enqueued']:,}  dropped {q['dropped']:,}  ", end="")
-        print(f"backlog {q['backlog']:,}")
+        # The JSON's "enqueued" takes in the tail drops: every packet offered (dequeued + dropped + backlog).
+        print(f"  qdisc            offered {q['enqueued']:,}  dequeued {q['dequeued']:,}  ", end="")
+        print(f"dropped {q['dropped']:,}  backlog {q['backlog']:,}")
     rx = s.get("rx")
     if rx:
         missed = rx["rx_missed"]
