@@ -33,6 +33,7 @@ from model.scenario import Scenario, ScenarioError, option_value
 ICON_FILES = ("schedlab.svg", "schedlab-256.png")  # in resources/icons/; the PNG where SVG cannot load
 EXPORT_LEAD_NS = 20_000_000  # the last 20 ms before --at are played frame by frame: 2 s at Normal
 EXPORT_FRAMES = 120
+WINDOW_SIZE = (1600, 1000)  # export's window, where --size does not give it
 EXPORT_PROGRESS_STEPS = 20  # the run up to --at in slices, so a long one shows progress
 # --panel: the slugs of window_export.export_targets (a test keeps the two the same), checked before the run
 EXPORT_PANELS = (
@@ -153,7 +154,8 @@ def run_export(args: argparse.Namespace) -> int:
     seed = checked_seed(args.seed)
     at_s = float(option_value("--at", args.at, "scenario.duration_s", lo=0.0))
     scenario = build_scenario(args.scenario, args.set)
-    width, height = parse_size(args.size)
+    panel_size = parse_size(args.size) if args.size is not None and args.panel != "window" else None
+    width, height = parse_size(args.size) if args.size is not None and panel_size is None else WINDOW_SIZE
     _ensure_platform(headless=True)
     from gui.export import check_path
 
@@ -164,7 +166,7 @@ def run_export(args: argparse.Namespace) -> int:
     figure_scale(args)
     previous_handler = _quiet_offscreen_warning()
     try:
-        return _export(args, scenario, seed, at_s, (width, height), out, what)
+        return _export(args, scenario, seed, at_s, (width, height), panel_size, out, what)
     finally:
         from PySide6.QtCore import qInstallMessageHandler
 
@@ -177,6 +179,7 @@ def _export(
     seed: int | None,
     at_s: float,
     size: tuple[int, int],
+    panel_size: tuple[int, int] | None,
     out: Path,
     what: str,
 ) -> int:
@@ -193,6 +196,7 @@ def _export(
         # A throwaway settings file: an export neither reads nor changes the user's window state.
         settings = QSettings(str(Path(tmp) / "export.ini"), QSettings.Format.IniFormat)
         window = MainWindow(scenario, seed=seed, settings=settings, use_timer=False)
+        alone: Any = None
         try:
             least = window.minimumSizeHint()
             if width < least.width() or height < least.height():
@@ -204,12 +208,17 @@ def _export(
             window.show()
             play_to(window, round(at_s * 1e9))
             widget = export_target(window, args.panel)
+            if panel_size is not None:
+                alone = widget = on_its_own(window, widget, panel_size, args.size)
             caption = figure_caption(window) if args.caption else ""
             export_widget(widget, out, what=what, options=FigureOptions(figure_scale(args), caption))
         finally:
             window.playback.stop()
             window.hide()
             window.deleteLater()
+            if alone is not None:  # no longer the window's child: deleted on its own
+                alone.hide()
+                alone.deleteLater()
             app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     return 0
 
@@ -231,6 +240,22 @@ def export_target(window: Any, panel: str) -> Any:
     if widget is not window and not widget.isVisible():  # a panel in a hidden tab: lay it out
         widget.resize(widget.size().expandedTo(widget.sizeHint()))
     window.render_latest(widget)  # and draw the run in it: a hidden panel is not drawn frame by frame
+    return widget
+
+
+def on_its_own(window: Any, widget: Any, size: tuple[int, int], words: str) -> Any:
+    """``widget`` taken out of the window and laid out at ``size`` (``--panel`` with ``--size``), the
+    run drawn in it: a panel draws the snapshot it is given at whatever size it has."""
+    from PySide6.QtCore import Qt
+
+    least = widget.minimumSizeHint()
+    if size[0] < least.width() or size[1] < least.height():
+        raise ScenarioError(f"--size {words}: this panel needs at least {least.width()}x{least.height()}")
+    widget.setParent(None)
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    widget.resize(*size)
+    widget.show()
+    window.render_latest(widget)
     return widget
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QPoint, QRect, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QMainWindow, QWidget
 
 from gui.draw.svg_portable import portable_svg
 from gui.panels.base import CHROME
@@ -56,7 +56,8 @@ def _paint(painter: QPainter, widget: QWidget, caption: str) -> None:
     """The widget at the origin and the caption strip under it, in widget pixels. A panel's figure
     leaves out the controls that float over it (its ``CHROME`` children); the whole window keeps them,
     being a picture of the app."""
-    chrome = [] if widget.isWindow() else [w for w in widget.findChildren(QWidget) if w.property(CHROME)]
+    window = isinstance(widget, QMainWindow)
+    chrome = [] if window else [w for w in widget.findChildren(QWidget) if w.property(CHROME)]
     hidden = [w for w in chrome if w.isVisible()]
     for w in hidden:
         w.setVisible(False)

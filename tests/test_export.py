@@ -122,6 +122,20 @@ def test_cli_export_draws_a_panel_behind_a_tab_too(tmp_path: Path, story: str, p
     assert inked > 0.01 * (image.width() // 4) * (image.height() // 4), inked
 
 
+def test_cli_export_of_a_panel_at_a_size_is_that_panel_laid_out_at_it(tmp_path: Path, capsys) -> None:
+    # --size was the window's only: "--panel graphs --size 1200x400" gave a 300-pixel picture of one
+    # graph (the panel as large as it was in a 1200x400 window). With --panel it is the panel's size.
+    out = tmp_path / "g.png"
+    base = ["export", "qdisc-fairness-2011", "--panel", "graphs", "--at", "0.1"]
+    assert cli.main([*base, "--size", "1200x400", "--out", str(out)]) == 0
+    assert_png(out, 1200, 400)
+    narrow = ["export", "qdisc-fairness-2011", "--panel", "run-queue", "--size", "320x240"]
+    assert cli.main([*narrow, "--out", str(tmp_path / "small.png")]) == 2  # the run queues need 480 px
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "this panel needs at least" in err
+    assert not (tmp_path / "small.png").exists()
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

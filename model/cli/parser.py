@@ -94,9 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--at", type=float, default=2.0, metavar="S", help="simulated time of the picture")
     export.add_argument(
         "--size",
-        default="1600x1000",
+        default=None,
         metavar="WxH",
-        help="the window's size (default 1600x1000); a --panel is drawn as large as it is in that window",
+        help="the figure's size: the window's (default 1600x1000), or with --panel the panel's "
+        "(default: as large as it is in that window)",
     )
     export.add_argument(
         "--panel",
