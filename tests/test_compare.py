@@ -111,6 +111,24 @@ def test_compare_prints_the_difference_and_notes_equal_runs(capsys: pytest.Captu
     assert code == 0 and "came out the same" in out
 
 
+def test_compare_lines_up_its_columns_under_a_long_label(capsys: pytest.CaptureFixture[str]) -> None:
+    # "context switches (system) (/s)" is 30 characters in a 28-wide column: its numbers sat two
+    # columns right of the others.
+    code, out, _ = run(
+        capsys, "compare", "cfs-yield-2007", "--a", "sched.policy=o1", "--b", "sched.policy=bfs",
+        "--duration", "0.1",
+    )  # fmt: skip
+    assert code == 0
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split() == ["A", "B"])
+    rows = [line for line in lines[head + 1 :] if "B − A" in line or "→" in line]
+    assert any("context switches (system) (/s)" in row for row in rows)
+    # Every difference starts in one column, three past the end of the header's "B" (and so of every
+    # B value, right-aligned under it).
+    starts = {row.index("B − A") if "B − A" in row else row.index("Jain") for row in rows}
+    assert starts == {len(lines[head]) + 3}, (lines[head], rows)
+
+
 def test_compare_figure_is_plain_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fig = tmp_path / "ab.svg"
     code, _, err = run(capsys, "compare", "--preset", "weight-p", "--duration", "0.3", "--out", str(fig))

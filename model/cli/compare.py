@@ -113,11 +113,12 @@ def print_compare(lock: Lockstep, diffs: list[Difference], wall_s: float, same: 
         settings = " ".join(f"{k}={v}" for k, v in s.settings)
         print(f"  {s.label}  {s.title:24s} {settings}" if s.title else f"  {s.label}  {s.name}")
     print()
-    print(f"  {'':28s}" + "".join(f"{s.label:>12s}" for s in lock.sides))
-    for d in diffs:
-        unit = f" ({d.metric.unit})" if d.metric.unit else ""
+    names = [d.metric.label + (f" ({d.metric.unit})" if d.metric.unit else "") for d in diffs]
+    width = max([28, *(len(name) + 1 for name in names)])  # a long label does not push its row right
+    print(f"  {'':{width}s}" + "".join(f"{s.label:>12s}" for s in lock.sides))
+    for name, d in zip(names, diffs, strict=True):
         values = "".join(f"{d.metric.shown(v):>12s}" for v in d.values)
-        print(f"  {d.metric.label + unit:28s}{values}   {';  '.join(d.texts)}")
+        print(f"  {name:{width}s}{values}   {';  '.join(d.texts)}")
     if same:
         print(
             f"\n  note: the {n} runs came out the same: the settings that differ do nothing in this scenario"
