@@ -155,3 +155,15 @@ def test_ctrl_c_stops_a_parallel_sweep_and_its_workers(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)  # the whole group, workers included, is gone
+
+
+def test_the_table_prints_every_row_with_the_columns_decimals() -> None:
+    # "93.9" stood over "64.23" (four significant digits each, the zeros dropped), and a count of a
+    # million packets would print as 1.235e+06.
+    from model.cli.sweep import decimals
+
+    assert decimals([93.9, 64.23]) == 2 and f"{93.9:.{decimals([93.9, 64.23])}f}" == "93.90"
+    assert decimals([0.5356, 0.9876]) == 4
+    assert decimals([1_234_567.0, 12.0]) == 0
+    assert decimals([0.0012]) == 6 and decimals([0.0]) == 0 and decimals([]) == 0
+    assert decimals([float("nan"), 5.0]) == 3

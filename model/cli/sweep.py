@@ -184,13 +184,24 @@ def print_table(
         "  ".join(f"{k:>16s}" for k in keys)
         + f"  {'runs':>5s}  {metric + ' median':>20s}  {'min':>10s}  {'max':>10s}"
     )
-    for settings, vals in _groups(jobs, values).items():
+    groups = _groups(jobs, values)
+    places = decimals([v for vals in groups.values() for v in vals])
+    for settings, vals in groups.items():
         cells = "  ".join(f"{v:>16s}" for _, v in settings)
         if vals:
             med, lo, hi = statistics.median(vals), min(vals), max(vals)
-            print(f"{cells}  {len(vals):5d}  {med:20.4g}  {lo:10.4g}  {hi:10.4g}")
+            print(f"{cells}  {len(vals):5d}  {med:20.{places}f}  {lo:10.{places}f}  {hi:10.{places}f}")
         else:
             print(f"{cells}  {0:5d}  {'-':>20s}")
+
+
+def decimals(values: list[float]) -> int:
+    """The decimals a column prints with: four significant digits for its largest value (0 to 6), the
+    same in every row, so that 93.90 stands over 64.23 and a count of packets prints whole."""
+    big = max((abs(v) for v in values if math.isfinite(v)), default=0.0)
+    if big == 0:
+        return 0
+    return min(max(3 - math.floor(math.log10(big)), 0), 6)
 
 
 def sweep_figure(
