@@ -198,3 +198,14 @@ def test_an_explicit_irq_cpus_beside_a_new_cpu_count_is_kept(capsys: pytest.Capt
     code, out, err = run(capsys, *argv, "--duration", "0.01", "--json")
     assert code == 0, err
     assert json.loads(out)["settings"]["net.irq_cpus"] == [0, 7]
+
+
+def test_run_text_states_a_bandwidth_only_where_something_is_on_a_network(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The playground (three tasks, no network) printed "bandwidth 0.0 Mbit/s".
+    code, out, _ = run(capsys, "run", "yield-playground", "--duration", "0.02")
+    assert code == 0 and "bandwidth" not in out and "context switches" in out
+    for story in ("cfs-yield-2007", "bfs-saturated-2009", "qdisc-fairness-2011"):
+        code, out, _ = run(capsys, "run", story, "--duration", "0.02")
+        assert code == 0 and "  bandwidth " in out, story

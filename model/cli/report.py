@@ -9,7 +9,8 @@ from model.metrics import story_threads_first
 
 def print_human(s: dict[str, Any]) -> None:
     print(f"{s['scenario']}  seed {s['seed']}  {s['duration_s']:.3f} s simulated in {s['sim']['wall_s']} s")
-    print(f"  bandwidth        {s['bandwidth_mbps']:.1f} Mbit/s")
+    if s["settings"].get("iperf.enabled") or "qdisc" in s:  # nothing on a network: no bandwidth to state
+        print(f"  bandwidth        {s['bandwidth_mbps']:.1f} Mbit/s")
     print(f"  context switches {s['system_context_switches_per_s']:.0f}/s (system-wide)")
     for name in story_threads_first(s["threads"]):
         t = s["threads"][name]
