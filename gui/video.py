@@ -178,6 +178,7 @@ class FrameEncoder:
         self._container = av.open(fh, mode="w", format=suffix[1:])
         self._stream = _video_stream(self._container, suffix, spec)
         self._size = spec.size
+        self._gif = GifPalette() if suffix == ".gif" else None
         self._frames: queue.Queue[av.VideoFrame | None] = queue.Queue()  # bounded by the pool
         self._free: queue.Queue[av.VideoFrame | None] = queue.Queue()
         for _ in range(POOL_FRAMES):
@@ -193,6 +194,9 @@ class FrameEncoder:
 
         if self._error is not None:
             raise self._error
+        if self._gif is not None:
+            self._frames.put(self._gif.frame(image))
+            return
         pix_fmt, image, rows = _image_rows(image)
         frame = self._free.get()
         if frame is None or frame.format.name != pix_fmt:
@@ -208,7 +212,8 @@ class FrameEncoder:
         while (frame := self._frames.get()) is not None:
             self._encode(frame)
             # The encoder holds no reference to it: libswscale converted it into a frame of its own.
-            self._free.put(frame)
+            if self._gif is None:
+                self._free.put(frame)
         self._encode(None)  # flush the frames the encoder holds back
 
     def _encode(self, frame: av.VideoFrame | None) -> None:
@@ -237,7 +242,7 @@ def _video_stream(container: Any, suffix: str, spec: VideoSpec) -> Any:
     width, height = spec.size
     if suffix == ".gif":
         stream = container.add_stream("gif", rate=Fraction(spec.fps))
-        stream.pix_fmt = "rgb8"  # FFmpeg's fixed 3-3-2 palette: the same colours in every frame
+        stream.pix_fmt = "pal8"  # the clip's own palette (GifPalette), the same in every frame
     else:
         stream = container.add_stream("libx264", rate=Fraction(spec.fps))
         stream.pix_fmt = "yuv420p"  # what every player plays
@@ -333,6 +338,45 @@ class WindowPixels:
             return False
         rgb = QImage.Format.Format_RGB32
         return bool(stored.convertToFormat(rgb) == self._grabbed_image().convertToFormat(rgb))
+
+
+class GifPalette:
+    """A GIF's 256 colours, chosen from its first frame and kept for the clip, each pixel mapped to the
+    nearest without dithering. The window is flat colours and their anti-aliased edges: FFmpeg's fixed
+    3-3-2 palette with error diffusion drew the 2011 story's orange "since the change" line yellow
+    and streaked yellow dots through black text."""
+
+    def __init__(self) -> None:
+        self._palette: Any = None  # a Pillow "P" image holding the palette
+        self._argb: np.ndarray | None = None
+
+    def frame(self, image: Any) -> Any:
+        """``image`` (a QImage) as a ``pal8`` frame in the clip's palette."""
+        import av
+        from PIL import Image
+
+        pix_fmt, image, rows = _image_rows(image)
+        height, width = rows.shape[0], rows.shape[1] // 4
+        rgb = _rgb_of(rows.reshape(height, width, 4), pix_fmt)
+        picture = Image.fromarray(rgb, "RGB")
+        if self._palette is None:
+            self._palette = picture.quantize(256, Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+            colours = np.zeros((256, 3), dtype=np.uint8)
+            used = np.frombuffer(bytes(self._palette.getpalette() or []), dtype=np.uint8).reshape(-1, 3)
+            colours[: len(used)] = used[:256]
+            argb = np.full((256, 4), 255, dtype=np.uint8)
+            argb[:, 1:] = colours  # A, R, G, B per entry, as PyAV asks
+            self._argb = argb
+        indices = picture.quantize(palette=self._palette, dither=Image.Dither.NONE)
+        assert self._argb is not None
+        pair: Any = (np.asarray(indices, dtype=np.uint8), self._argb)  # PyAV's stubs know no pal8 pair
+        return av.VideoFrame.from_ndarray(pair, format="pal8")
+
+
+def _rgb_of(pixels: np.ndarray, pix_fmt: str) -> np.ndarray:
+    """H×W×3 RGB of H×W×4 pixels in FFmpeg's ``pix_fmt`` byte order."""
+    order = {"bgra": (2, 1, 0), "argb": (1, 2, 3), "rgba": (0, 1, 2)}.get(pix_fmt, (0, 1, 2))
+    return np.ascontiguousarray(pixels[:, :, list(order)])
 
 
 def _image_rows(image: Any) -> tuple[str, Any, np.ndarray]:

@@ -155,3 +155,18 @@ def test_the_file_does_not_depend_on_how_fast_the_frames_were_painted(qtbot, tmp
             render_video(window, spec, out)
         files.append(out.read_bytes())
     assert files[0] == files[1]
+
+
+def test_a_gif_keeps_the_windows_colours(qtbot, tmp_path: Path) -> None:
+    # FFmpeg's fixed 3-3-2 palette with error diffusion drew the 2011 story's vermilion "since the
+    # change" line yellow and streaked dots through the text; the clip's own palette keeps each colour.
+    from gui.draw import palette
+
+    status, out = video(tmp_path, "run.gif")
+    assert status == 0
+    frame = decoded(out)[0].reshape(-1, 3).astype(int)
+    vermilion = palette.VERMILLION
+    exact = (frame == [vermilion.red(), vermilion.green(), vermilion.blue()]).all(axis=1)
+    assert exact.sum() > 50, "the graph's 'since the change' line in its own colour"
+    colours = {tuple(c) for c in frame}
+    assert len(colours) <= 256
