@@ -154,8 +154,9 @@ def run_export(args: argparse.Namespace) -> int:
     seed = checked_seed(args.seed)
     at_s = float(option_value("--at", args.at, "scenario.duration_s", lo=0.0))
     scenario = build_scenario(args.scenario, args.set)
-    panel_size = parse_size(args.size) if args.size is not None and args.panel != "window" else None
-    width, height = parse_size(args.size) if args.size is not None and panel_size is None else WINDOW_SIZE
+    size = parse_size(args.size) if args.size is not None else None
+    panel_size = size if args.panel != "window" else None  # --size is the panel's, the window as usual
+    width, height = size if size is not None and panel_size is None else WINDOW_SIZE
     _ensure_platform(headless=True)
     from gui.export import check_path
 

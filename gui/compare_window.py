@@ -37,7 +37,7 @@ from gui.playback import SPEED_PRESETS
 from model.compare import Lockstep, Side, differences
 from model.metrics import bandwidth_mbps, jain_rows
 from model.scenario import Scenario, ScenarioError, parse_set_value
-from model.simulation import LIVE_KEYS, SetTunable, Simulation
+from model.simulation import LIVE_KEYS, SetTunable, Simulation, live_allowed
 from model.snapshot import Snapshot
 
 # Okabe–Ito, as the window's palette, and a line style per side so that colour is never the only cue.
@@ -56,12 +56,6 @@ def live_keys(sims: Sequence[Simulation]) -> list[str]:
     qdisc = [key for key in LIVE_KEYS if key.startswith("qdisc.")]
     has_qdisc = any(sim.txpath is not None for sim in sims)
     return (qdisc if has_qdisc else []) + [key for key in LIVE_KEYS if key in own]
-
-
-def allowed_words(allowed: tuple[int, ...] | tuple[str, ...] | range) -> str:
-    if isinstance(allowed, range):
-        return f"{allowed.start}..{allowed.stop - 1}"
-    return ", ".join(str(v) for v in allowed)
 
 
 class CompareWindow(QMainWindow):
@@ -295,7 +289,7 @@ class CompareWindow(QMainWindow):
     def _show_value(self, key: str) -> None:
         """The chosen setting's value on side A, to edit, and what it may be."""
         self.value_edit.setText(str(self.lockstep.sims[0].settings().get(key, "")))
-        self.value_edit.setToolTip(f"{key}: {allowed_words(LIVE_KEYS[key])}")
+        self.value_edit.setToolTip(f"{key}: {live_allowed(key)}")
 
     def closeEvent(self, event: object) -> None:  # Qt override
         self._timer.stop()

@@ -36,8 +36,7 @@ from model.workloads.sender import ksoftirqd_program, sender_program
 class Workloads:
     """What ``assemble`` built; None (or empty) where the scenario has no such part."""
 
-    sockets: list[TcpSendSocket] = field(default_factory=list)  # iperf client's TCP send socket
-    links: list[LinkDevice] = field(default_factory=list)  # the link under it
+    links: list[LinkDevice] = field(default_factory=list)  # the link under iperf client's TCP socket
     iperf: Iperf | None = None  # iperf's client (the server keeps no state the run reads)
     rx_socket: RxSocket | None = None
     nic_rx: NicRx | None = None
@@ -83,7 +82,6 @@ def assemble(sc: Scenario, machine: Machine, rng: np.random.Generator) -> Worklo
             ),
         )
         sock = TcpSendSocket(machine, net.sndbuf_bytes, link)
-        built.sockets.append(sock)
         built.links.append(link)
         built.iperf = Iperf(machine, sock, sc.iperf)
     if any(t.kind == "sender" for t in sc.tasks):

@@ -30,7 +30,7 @@ from model.machine.trace import TraceLog
 from model.metrics import Series, bandwidth_mbps, seconds
 from model.net.qdisc import Qdisc
 from model.net.rx import NicRx, RxSocket
-from model.net.tcp import LinkDevice, TcpSendSocket
+from model.net.tcp import LinkDevice
 from model.net.txconfig import EXIT_RULES
 from model.net.txpath import TxPath
 from model.net.view import QdiscView, qdisc_view
@@ -42,7 +42,7 @@ from model.stops import StopRule, run_until_stop
 from model.summary import machine_summary, qdisc_summary, rx_summary
 from model.workloads.iperf import Iperf
 
-__all__ = ["LIVE_KEYS", "CpuView", "SetTunable", "Simulation", "Snapshot", "TaskView"]
+__all__ = ["LIVE_KEYS", "CpuView", "SetTunable", "Simulation", "Snapshot", "TaskView", "live_allowed"]
 
 DEFAULT_SAMPLE_NS = 100_000_000
 
@@ -52,6 +52,14 @@ LIVE_KEYS: dict[str, tuple[int, ...] | tuple[str, ...] | range] = {
     "qdisc.exit_rule": EXIT_RULES,
     "qdisc.weight_p": range(1, 100_001),
 }
+
+
+def live_allowed(key: str) -> str:
+    """What the live setting ``key`` allows, in words ("1..100000", "time, quota+jiffy, quota")."""
+    allowed = LIVE_KEYS[key]
+    if isinstance(allowed, range):
+        return f"{allowed.start}..{allowed.stop - 1}"
+    return ", ".join(map(str, allowed))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +95,6 @@ class Simulation:
         self._settings_view: Mapping[str, Value] = MappingProxyType(dict(self._settings))
         self.toggles: list[tuple[int, str, int | str]] = []
         built = assemble(scenario, self.machine, self.rng)
-        self.sockets: list[TcpSendSocket] = built.sockets
         self.links: list[LinkDevice] = built.links
         self.iperf: Iperf | None = built.iperf
         self.rx_socket: RxSocket | None = built.rx_socket
@@ -261,12 +268,7 @@ class Simulation:
                 f"'{command.key}' is not a live setting; live settings: {', '.join(LIVE_KEYS)}"
             )
         if command.value not in allowed:
-            shown = (
-                f"{allowed.start}..{allowed.stop - 1}"
-                if isinstance(allowed, range)
-                else ", ".join(map(str, allowed))
-            )
-            raise ScenarioError(f"{command.key} = {command.value!r}; allowed: {shown}")
+            raise ScenarioError(f"{command.key} = {command.value!r}; allowed: {live_allowed(command.key)}")
         section, _, name = command.key.partition(".")
         if section == "sched":
             if self.policy_info.tunable(name) is not None:  # another policy's: kept, does nothing

@@ -490,20 +490,25 @@ def test_landing_fades_after_a_few_wall_seconds_but_its_words_stay(
     assert ink_pixels(rq_panel) > 500
 
 
-def test_a_narrow_footer_says_where_the_yield_went_in_full(rq_panel: RunqueuePanel) -> None:
-    # A projector's run-queue panel drew "last sched_yield() by yielder → in place (fair_k…": it drops
-    # "last", then the key's value, before it cuts anything.
+def texts_after_an_in_place_yield(rq_panel: RunqueuePanel, size: tuple[int, int]) -> list[str]:
+    """The texts the panel paints at ``size`` once the 2007 reporter's yield has landed in place."""
     from gui.draw import text_log
 
     sim = story("cfs-2.6.23")
     sim.advance(60_000_000)
     run_until_landing(sim, [rq_panel], "in_place")
-    rq_panel.resize(480, 320)
+    rq_panel.resize(*size)
     rq_panel.render(sim.advance(1))
     image = QImage(rq_panel.size(), QImage.Format.Format_ARGB32)
     with text_log.recording() as drawn:
         rq_panel.render(image)
-    footer = [d.text for d in drawn if "sched_yield() by" in d.text]
+    return [d.text for d in drawn]
+
+
+def test_a_narrow_footer_says_where_the_yield_went_in_full(rq_panel: RunqueuePanel) -> None:
+    # A projector's run-queue panel drew "last sched_yield() by yielder → in place (fair_k…": it drops
+    # "last", then the key's value, before it cuts anything.
+    footer = [t for t in texts_after_an_in_place_yield(rq_panel, (480, 320)) if "sched_yield() by" in t]
     assert footer and not footer[0].endswith("…"), footer
     assert footer[0].startswith(("last sched_yield() by iperf-reporter → in place", "sched_yield() by"))
     assert "in place" in footer[0]
@@ -513,22 +518,14 @@ def test_large_text_in_a_narrow_section_keeps_its_headline_and_footer_whole(rq_p
     # Large text at 1366x768: "CPU 0 · CFS: by fair_key, leftm…" over "sched_yield() by iperf-reporter
     # → in…". A lone section's headline may leave "CPU 0" out, and the footer says "yield by", before
     # either is cut.
-    from gui.draw import text_log, theme
+    from gui.draw import theme
 
     theme.set_theme(theme.make_theme("large", 1.0))
     try:
         rq_panel.apply_theme()
-        sim = story("cfs-2.6.23")
-        sim.advance(60_000_000)
-        run_until_landing(sim, [rq_panel], "in_place")
-        rq_panel.resize(460, 330)
-        rq_panel.render(sim.advance(1))
-        image = QImage(rq_panel.size(), QImage.Format.Format_ARGB32)
-        with text_log.recording() as drawn:
-            rq_panel.render(image)
+        texts = texts_after_an_in_place_yield(rq_panel, (460, 330))
     finally:
         theme.set_theme(theme.make_theme("standard", 1.0))
-    texts = [d.text for d in drawn]
     assert "CFS: by fair_key, leftmost first" in texts, texts
     footer = [t for t in texts if "iperf-reporter →" in t]
     assert footer == ["yield by iperf-reporter → in place"], texts

@@ -89,7 +89,6 @@ class SceneBuilder:
         """Sections on a grid, each with its headline, its queue and a footer line for the last yield;
         where that leaves a section too little room, one row per CPU with its queue in pick order."""
         self.scene = Scene()
-        self._alone = False  # one section only: its headline may leave "CPU n" out
         self._alone = len(sections) == 1
         cols, rows = section_grid(len(sections), size.width())
         w, h = (size.width() - PAD) / cols, (size.height() - PAD) / rows

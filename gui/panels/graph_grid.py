@@ -224,8 +224,12 @@ class GraphGrid:
         self._fit_chooser(widths)
         for name, width in widths.items():
             self._plots[name].legend.fit_columns(width - theme.px(70))
-            chooser = self._chooser.width() + 8 if self._chooser.isVisible() else 0
-            self._fit_title(name, width - theme.px(68 + 24) - chooser)  # less the y axis, the chooser
+            self._fit_title(name, self._title_room(width))
+
+    def _title_room(self, width: float) -> float:
+        """The room for the title of a graph ``width`` wide: less its y axis and the chooser beside it."""
+        chooser = self._chooser.width() + 8 if self._chooser.isVisible() else 0
+        return width - theme.px(68 + 24) - chooser
 
     def _fit_chooser(self, widths: dict[str, float]) -> None:
         """The menu button says "More ▾", or just "▾" where beside the words a graph's shortest title
@@ -235,8 +239,7 @@ class GraphGrid:
         metrics = _title_metrics()
         self._chooser.setText(CHOOSER_TEXT)
         self._chooser.adjustSize()
-        room = self._chooser.width() + 8 + theme.px(68 + 24)
-        if any(metrics.horizontalAdvance(TINY_TITLES[n]) > w - room for n, w in widths.items()):
+        if any(metrics.horizontalAdvance(TINY_TITLES[n]) > self._title_room(w) for n, w in widths.items()):
             self._chooser.setText(CHOOSER_ARROW)
             self._chooser.adjustSize()
         self.place_chooser()

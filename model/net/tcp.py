@@ -33,8 +33,7 @@ class TcpSendSocket:
         self.machine = machine
         self.sndbuf_bytes = sndbuf_bytes
         self.device = device
-        self.queued_bytes = 0  # sk_wmem_queued: written, not yet acknowledged
-        self.acked_bytes = 0  # goodput so far
+        self.queued_bytes = 0  # sk_wmem_queued: written, not yet acknowledged (goodput: the link's)
         self.waitq = WaitQueue("sk_sleep")
 
     def reserve(self, nbytes: int) -> bool:
@@ -50,7 +49,6 @@ class TcpSendSocket:
 
     def ack(self, nbytes: int) -> None:
         self.queued_bytes -= nbytes
-        self.acked_bytes += nbytes
         # sk_stream_write_space(): wake writers once free space >= half of what is queued.
         if self.waitq.tasks and self.sndbuf_bytes - self.queued_bytes >= self.queued_bytes // 2:
             self.machine.wake_all(self.waitq)
