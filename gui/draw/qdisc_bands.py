@@ -47,20 +47,35 @@ def packet_color(cpu: int) -> QColor:
     return palette.cpu_color(cpu) if cpu >= 0 else palette.GREY
 
 
+def band_name(p: QPainter, fonts: Fonts, w: float, band: int) -> str:
+    """A band's name on its row of width ``w``: band 0 says it goes first, as fully as fits."""
+    if band != 0:
+        return f"band {band}"
+    p.setFont(fonts["bold"])
+    name = "band 0 (highest priority)"
+    return name if p.fontMetrics().horizontalAdvance(name) <= w * 0.6 else "band 0 (top)"
+
+
+def queued_words(p: QPainter, fonts: Fonts, w: float, band: BandView) -> str:
+    """How full a band is: "37 / 100 queued", or "37/100" in every band if the long form would not fit
+    beside band 0's name when full, so that the bands read alike and the form stays put as they fill."""
+    p.setFont(fonts["bold"])
+    room = w - p.fontMetrics().horizontalAdvance(band_name(p, fonts, w, 0)) - 10
+    p.setFont(fonts["text"])
+    if p.fontMetrics().horizontalAdvance(f"{band.limit} / {band.limit} queued") <= room:
+        return f"{band.backlog} / {band.limit} queued"
+    return f"{band.backlog}/{band.limit}"
+
+
 def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
     """One band as a FIFO: tail (arrivals, drops) on the left, head (towards the device) on the right."""
     x, y, w, h = box
     bar = fifo_rect(box)
     has_label, has_counts = band_parts(h)
-    name = f"band {band.band}" + (" (highest priority)" if band.band == 0 else "")
+    name = band_name(p, fonts, w, band.band)
     p.setFont(fonts["bold"])
-    if p.fontMetrics().horizontalAdvance(name) > w * 0.6:
-        name = f"band {band.band}" + (" (top)" if band.band == 0 else "")
     room = w - p.fontMetrics().horizontalAdvance(name) - 10
-    p.setFont(fonts["text"])
-    queued = f"{band.backlog} / {band.limit} queued"
-    if p.fontMetrics().horizontalAdvance(queued) > room:
-        queued = f"{band.backlog}/{band.limit}"
+    queued = queued_words(p, fonts, w, band)
     inside = not has_label or p.fontMetrics().horizontalAdvance(queued) > room
     p.setPen(QPen(palette.TEXT, 1.5))
     p.setBrush(QBrush(palette.BACKGROUND))
