@@ -341,10 +341,12 @@ class WindowPixels:
 
 
 class GifPalette:
-    """A GIF's 256 colours, chosen from its first frame and kept for the clip, each pixel mapped to the
-    nearest without dithering. The window is flat colours and their anti-aliased edges: FFmpeg's fixed
-    3-3-2 palette with error diffusion drew the 2011 story's orange "since the change" line yellow
-    and streaked yellow dots through black text."""
+    """A GIF's 256 colours, kept for the clip, each pixel mapped to the nearest without dithering: the
+    window's own colours (``gui.draw.palette``), so that a colour first seen later in the clip (a CPU
+    that becomes the dequeuer, the line a setting's change starts) keeps its shade, and the rest chosen
+    from the first frame (its text's anti-aliased edges, the shades between). The window is flat colours
+    and their edges: FFmpeg's fixed 3-3-2 palette with error diffusion drew the 2011 story's orange
+    "since the change" line yellow and streaked yellow dots through black text."""
 
     def __init__(self) -> None:
         self._palette: Any = None  # a Pillow "P" image holding the palette
@@ -360,10 +362,14 @@ class GifPalette:
         rgb = _rgb_of(rows.reshape(height, width, 4), pix_fmt)
         picture = Image.fromarray(rgb, "RGB")
         if self._palette is None:
-            self._palette = picture.quantize(256, Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+            own = window_colours()
+            chosen = picture.quantize(256 - len(own), Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+            used = np.frombuffer(bytes(chosen.getpalette() or []), dtype=np.uint8).reshape(-1, 3)
             colours = np.zeros((256, 3), dtype=np.uint8)
-            used = np.frombuffer(bytes(self._palette.getpalette() or []), dtype=np.uint8).reshape(-1, 3)
-            colours[: len(used)] = used[:256]
+            colours[: len(own)] = own
+            colours[len(own) : len(own) + len(used)] = used[: 256 - len(own)]
+            self._palette = Image.new("P", (1, 1))
+            self._palette.putpalette(colours.tobytes())
             argb = np.full((256, 4), 255, dtype=np.uint8)
             argb[:, 1:] = colours  # A, R, G, B per entry, as PyAV asks
             self._argb = argb
@@ -371,6 +377,20 @@ class GifPalette:
         assert self._argb is not None
         pair: Any = (np.asarray(indices, dtype=np.uint8), self._argb)  # PyAV's stubs know no pal8 pair
         return av.VideoFrame.from_ndarray(pair, format="pal8")
+
+
+def window_colours() -> np.ndarray:
+    """The window's named colours (``gui.draw.palette``), as N×3 RGB bytes, each once."""
+    from PySide6.QtGui import QColor
+
+    from gui.draw import palette
+
+    named = [c for c in vars(palette).values() if isinstance(c, QColor)]
+    named += [
+        c for group in (palette.STATE_COLORS.values(), palette.CPU_COLORS, palette.TASK_COLORS) for c in group
+    ]
+    rgb = sorted({(c.red(), c.green(), c.blue()) for c in named})
+    return np.array(rgb, dtype=np.uint8).reshape(-1, 3)
 
 
 def _rgb_of(pixels: np.ndarray, pix_fmt: str) -> np.ndarray:

@@ -797,7 +797,9 @@ def test_a_narrow_bands_name_is_drawn_in_ink(qdisc_panel: QdiscPanel) -> None:
     assert all(d.ink == palette.TEXT.name() for d in names), [(d.text, d.ink) for d in names]
 
 
-@pytest.mark.parametrize(("mode", "size"), [("standard", (760, 400)), ("standard", (1200, 450)), ("large", (900, 420))])
+@pytest.mark.parametrize(
+    ("mode", "size"), [("standard", (760, 400)), ("standard", (1200, 450)), ("large", (900, 420))]
+)
 def test_every_band_states_how_full_it_is_the_same_way(qdisc_panel: QdiscPanel, mode: str, size) -> None:
     # A 760-pixel panel said "0/100" beside band 0's longer name and "100 / 100 queued" beside bands 1
     # and 2: one form is chosen for every band, from band 0's name and a full band's count.

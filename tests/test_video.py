@@ -170,3 +170,30 @@ def test_a_gif_keeps_the_windows_colours(qtbot, tmp_path: Path) -> None:
     assert exact.sum() > 50, "the graph's 'since the change' line in its own colour"
     colours = {tuple(c) for c in frame}
     assert len(colours) <= 256
+
+
+def test_a_gif_colour_first_seen_after_the_first_frame_keeps_its_shade(qapp) -> None:
+    # The palette came from the first frame alone: a CPU colour or the line a setting's change starts,
+    # first drawn later in the clip, took the nearest of the first frame's colours.
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    from gui.draw import palette
+    from gui.video import GifPalette
+
+    def picture(fill: QColor | None) -> QImage:
+        image = QImage(120, 80, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(QColor("#FFFFFF"))
+        p = QPainter(image)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        for k in range(40):  # the first frame's own shades: a grey ramp
+            p.fillRect(3 * k, 0, 3, 20, QColor(6 * k, 6 * k, 6 * k))
+        if fill is not None:
+            p.fillRect(10, 40, 60, 30, fill)
+        p.end()
+        return image
+
+    gif = GifPalette()
+    gif.frame(picture(None))
+    later = gif.frame(picture(palette.REDDISH_PURPLE)).to_ndarray(format="rgb24")
+    c = palette.REDDISH_PURPLE
+    assert (later[55, 40] == [c.red(), c.green(), c.blue()]).all(), later[55, 40]
