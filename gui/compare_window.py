@@ -5,7 +5,8 @@ CPU lanes, side by side, show the same instant, and the overlaid graph below sha
 Sides are told apart by label and line style as well as by colour (A solid, B dashed, C dotted, D
 dash-dot). The headline numbers at the top are each side's mean since the start, with the
 differences as ``model.compare.differences`` words them for ``schedlab compare`` ("B − A: +30.8
-Mbit/s", "Jain 0.58 → 0.96"): the same functions, so the window and the command line agree. A live
+Mbit/s"): the same functions, so the window and the command line agree (a Jain index, which the
+command line words "Jain 0.58 → 0.96", needs no more than its values here). A live
 setting can go to one side or to all. The window opens from File ▸ Compare…, with the classic pairs
 of ``model.presets`` one click each, or "this run against the same with KEY=VALUE".
 """
@@ -262,7 +263,9 @@ class CompareWindow(QMainWindow):
             unit = (
                 f" {diff.metric.unit}" if diff.metric.unit and diff.metric.unit != "%" else diff.metric.unit
             )
-            lines.append(f"{diff.metric.label}: {values}{unit}   ({'; '.join(diff.texts)})")
+            # An arrow metric's difference ("Jain 0.58 → 0.96") only restates the values beside it.
+            change = "" if diff.metric.arrow else f"   ({'; '.join(diff.texts)})"
+            lines.append(f"{diff.metric.label}: {values}{unit}{change}")
         return "\n".join(lines[:4]) or "no headline figures yet"
 
     # ---- live settings ----------------------------------------------------------------------

@@ -50,6 +50,23 @@ def test_the_2011_pair_draws_fairness_and_a_live_toggle_goes_to_one_side(qtbot) 
     assert {s.settings["qdisc.weight_p"] for s in window.snapshots} == {16}
 
 
+def test_the_headline_states_each_value_once(qtbot) -> None:
+    # The 2011 pair's Jain line read "Jain: A 0.57   B 0.98   (Jain 0.57 → 0.98)".
+    window = CompareWindow(
+        load_scenario("qdisc-fairness-2011"), PRESETS["time-vs-quota"].sides, use_timer=False
+    )
+    qtbot.addWidget(window)
+    window.advance(20 * FRAME_NS)
+    lines = window.headline_text().splitlines()
+    jain = [line for line in lines if line.startswith("Jain:")]
+    assert len(jain) == 1, lines
+    diffs = {d.metric.path: d for d in differences(window.lockstep.summaries(), ["A", "B"])}
+    a, b = diffs["fairness_jain"].values
+    assert jain[0].split() == ["Jain:", "A", f"{a:.2f}", "B", f"{b:.2f}"], jain
+    others = [line for line in lines if not line.startswith("Jain:")]
+    assert others and all("(B − A:" in line for line in others), others
+
+
 def test_presets_offered_are_those_that_mean_something_here(qtbot) -> None:
     assert "time-vs-quota" not in applicable_presets(load_scenario("cfs-yield-2007"))
     assert "time-vs-quota" in applicable_presets(load_scenario("qdisc-fairness-2011"))
