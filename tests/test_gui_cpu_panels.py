@@ -262,6 +262,27 @@ def test_arrow_bulges_up_for_a_rightward_move() -> None:
     assert ctrl.x() == 100 and ctrl.y() < 100
 
 
+def _curve(a: QPointF, ctrl: QPointF, b: QPointF) -> list[QPointF]:
+    return [a * (1 - t) ** 2 + ctrl * (2 * t * (1 - t)) + b * t**2 for t in (k / 40 for k in range(41))]
+
+
+@pytest.mark.parametrize(
+    ("frm", "ring"),
+    [
+        (QRectF(100, 130, 200, 40), QRectF(190, 85, 190, 44)),  # CFS: the row above, touching (2007)
+        (QRectF(100, 200, 200, 40), QRectF(300, 40, 150, 40)),  # O(1): active to expired, far apart
+        (QRectF(100, 40, 120, 40), QRectF(300, 40, 120, 40)),  # along one row
+    ],
+)
+def test_a_yields_arrow_starts_on_an_edge_and_crosses_no_chip(frm: QRectF, ring: QRectF) -> None:
+    # The arrow started at the centre of the spot the yielder ran in, where the chip picked after it now
+    # is: its dot and line covered "iperf-data" and its wait_runtime in the 2007 run queue.
+    a, ctrl, b = ldg.arrow_path(frm, ring)
+    inside = [pt for pt in _curve(a, ctrl, b) for r in (frm, ring) if r.adjusted(2, 2, -2, -2).contains(pt)]
+    assert not inside, inside
+    assert not frm.adjusted(1, 1, -1, -1).contains(a) and frm.adjusted(-1, -1, 1, 1).contains(a)
+
+
 # ---- the CPU lanes --------------------------------------------------------------------------------
 
 

@@ -81,6 +81,27 @@ def _free_xs(
     return [min(max(x, g0), g1) for g0, g1 in gaps if g0 <= g1 for x in want]
 
 
+def arrow_path(frm: QRectF, ring: QRectF) -> tuple[QPointF, QPointF, QPointF]:
+    """A yield's arrow as a quadratic curve (start, control, tip): from the edge of the spot it ran in that
+    faces the ring to the ring's facing edge, so that its dot sits on an edge, not on the words of the chip
+    that now fills that spot. Between rows it runs straight where they leave too little room to bulge
+    (it would cut through a chip's words); along a row it bulges over the chips between."""
+    if frm.bottom() <= ring.top() or frm.top() >= ring.bottom():  # another row: top and bottom edges
+        up = ring.bottom() <= frm.top()
+        a = QPointF(frm.center().x(), frm.top() if up else frm.bottom())
+        b = QPointF(ring.center().x(), ring.bottom() if up else ring.top())
+        if abs(b.y() - a.y()) < FLAT_GAP:
+            return a, (a + b) / 2, b
+        return a, arrow_control(a, b), b
+    right = ring.center().x() >= frm.center().x()
+    a = QPointF(frm.right() if right else frm.left(), frm.center().y())
+    b = QPointF(ring.left() if right else ring.right(), ring.center().y())
+    return a, arrow_control(a, b), b
+
+
+FLAT_GAP = 24.0  # rows closer than this: a straight arrow between them
+
+
 def arrow_control(a: QPointF, b: QPointF) -> QPointF:
     """Control point of a curved arrow from a to b: bulging to its left (up for a rightward move)."""
     dx, dy = b.x() - a.x(), b.y() - a.y()

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration
-from gui.draw.landing import arrow_control, free_spot, leader_line
+from gui.draw.landing import arrow_path, free_spot, leader_line
 from gui.draw.lane_brushes import code_brush
 from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
@@ -335,9 +335,7 @@ class RunqueuePanel(HoverTipsPanel):
         p.drawRoundedRect(to, 8, 8)
         fr = ld.from_rect
         if not ld.picked_again and fr is not None and (fr.center() - to.center()).manhattanLength() > 8:
-            a = fr.center()
-            b = QPointF(to.center().x(), to.top() if a.y() < to.top() else to.bottom())
-            ctrl = arrow_control(a, b)
+            a, ctrl, b = arrow_path(fr, to)
             path = QPainterPath(a)
             path.quadTo(ctrl, b)
             p.setPen(QPen(ink, 3))
