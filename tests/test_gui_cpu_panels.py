@@ -694,3 +694,63 @@ def test_a_task_box_stays_inside_its_panel_and_off_the_panels_words(rq_panel, po
             assert panel.contains(chip.rect), (chip.title, chip.rect)
             for rect, words, *_ in rq_panel.scene.texts:
                 assert not rect.intersects(chip.rect), (chip.title, words, chip.rect, rect)
+
+
+# ---- an interval measured on the lanes ------------------------------------------------------------
+
+
+def test_time_spent_takes_each_interrupt_off_the_task_it_ran_over() -> None:
+    from gui.draw.lane_measure import Interval, time_spent
+
+    lane = LaneHistory()
+    lane.add(0, 1000, 5, 1)  # task 5, then idle, then task 7
+    lane.add(1000, 1500, ch.IDLE, 1)
+    lane.add(1500, 3000, 7, 1)
+    lane.irq(800, 100, 300)  # hardirq 800-900 over task 5, softirq 900-1200 over task 5 and idle
+    spent = time_spent(lane, Interval(500, 2000), 3000)
+    assert spent == {5: 300, ch.IDLE: 300, 7: 500, ch.HARDIRQ: 100, ch.SOFTIRQ: 300}
+    assert sum(spent.values()) == 1500
+
+
+@pytest.mark.parametrize("scenario", ["cfs-yield-2007", "bfs-saturated-2009"])
+def test_a_measured_interval_says_what_the_model_charged(lanes: CpuLanesPanel, scenario: str) -> None:
+    # The tip inside a marked interval gives each task's, hardirq's and softirq's time on the CPU as
+    # the lane draws it: here the same nanoseconds the model charged (its sampled counters).
+    from gui.draw.lane_measure import Interval, time_spent
+
+    sim = Simulation(load_scenario(scenario), sample_ns=1_000_000)
+    lanes.set_window_ns(50_000_000)
+    for _ in range(300):
+        snap = sim.advance(1_000_000)
+        lanes.render(snap)
+    lay, rows = snap.series_layout, {int(r[0]): r for r in snap.series}
+    a, b = rows[200_000_000], rows[290_000_000]
+    spent = time_spent(lanes.lanes[0], Interval(200_000_000, 290_000_000), sim.now_ns)
+    assert sum(spent.values()) == 90_000_000
+    assert spent.get(ch.HARDIRQ, 0) == b[lay.cpu_hardirq_ns[0]] - a[lay.cpu_hardirq_ns[0]] > 0
+    assert spent.get(ch.SOFTIRQ, 0) == b[lay.cpu_softirq_ns[0]] - a[lay.cpu_softirq_ns[0]] > 0
+    for k, task in enumerate(snap.tasks):
+        assert spent.get(task.tid, 0) == b[lay.task_exec_ns[k]] - a[lay.task_exec_ns[k]], task.name
+
+
+def test_a_shift_drag_marks_an_interval_and_a_shift_click_clears_it(lanes: CpuLanesPanel, qtbot) -> None:
+    sim = story("cfs-2.6.23")
+    for _ in range(60):
+        lanes.render(sim.advance(1_000_000))
+    _, top, lane_h, strip_w = lanes._geometry()
+    y = int(top + lane_h / 2)
+    x0, x1 = cl.LEFT_W + cl.PAD + 200, cl.LEFT_W + cl.PAD + 500
+    shift = Qt.KeyboardModifier.ShiftModifier
+    qtbot.mousePress(lanes, Qt.MouseButton.LeftButton, shift, QPoint(x0, y))
+    qtbot.mouseMove(lanes, QPoint(x1, y))
+    qtbot.mouseRelease(lanes, Qt.MouseButton.LeftButton, shift, QPoint(x1, y))
+    iv = lanes.measured
+    assert iv is not None and lanes.shown.offset_ns == 0, "a Shift+drag marks; it does not pan"
+    assert iv.length_ns == pytest.approx(300 * lanes.window_ns / strip_w, rel=0.01)
+    tip = lanes.describe_at(QPointF(x0 + 150, y))
+    assert tip.startswith("the marked interval:") and "iperf-data" in tip and "%" in tip
+    assert lanes.describe_at(QPointF(x0 - 50, y)).split("\n")[0] != tip.split("\n")[0]  # outside: no sum
+    qtbot.mouseClick(lanes, Qt.MouseButton.LeftButton, shift, QPoint(x0, y))
+    assert lanes.measured is None
+    axis_y = top + len(lanes._runs) * lane_h + 10
+    assert "Shift+drag" in lanes.describe_at(QPointF(x0, axis_y))  # the axis's tip says how

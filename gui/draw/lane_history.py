@@ -1,7 +1,7 @@
 """What each CPU lane remembers: merged task segments, interrupts and yields, and their pixel runs.
 
-Pure Python, no Qt: the CPU lanes panel feeds ``LaneHistory`` the switch, interrupt and yield trace
-records of each snapshot, and ``pixel_runs`` turns a window of it into at most one run per pixel column.
+Pure Python, no Qt: ``ingest`` feeds each CPU's ``LaneHistory`` the switch, interrupt and yield trace
+records of a snapshot, and ``pixel_runs`` turns a window of it into at most one run per pixel column.
 Segments shorter than a merge quantum (a fraction of a pixel) are merged as they arrive, so that a
 fast-forward frame of thousands of records costs little; the history is bounded in count and pruned
 by time.
@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from model.snapshot import IrqRecord, SwitchRecord, TraceRecord, YieldRecord
 
 HISTORY_MAX = 4096  # segments (and interrupts) kept per CPU
 YIELDS_MAX = 2048
@@ -177,3 +179,30 @@ class LaneHistory:
             if end > hard_end:
                 out.append((hard_end, end, SOFTIRQ))
         return out
+
+
+def ingest(
+    lanes: Sequence[LaneHistory], events: Sequence[TraceRecord], cutoff_ns: int, quantum_ns: int
+) -> tuple[int, bool]:
+    """Feed a snapshot's records to the lanes, one per CPU; records before ``cutoff_ns`` only update what
+    runs. Returns the number of switch and irq records (the density that picks the automatic window)
+    and whether a yield was among them."""
+    counted, yields = 0, False
+    for r in events:
+        if r.cpu >= len(lanes):
+            continue
+        lane = lanes[r.cpu]
+        if isinstance(r, SwitchRecord):
+            counted += 1
+            if r.t_ns < cutoff_ns:
+                lane.open_code, lane.open_start = r.tid, r.t_ns
+            else:
+                lane.switch(r.t_ns, r.tid, r.prev_tid, quantum_ns)
+        elif isinstance(r, IrqRecord):
+            counted += 1
+            if r.t_ns + r.dur_ns >= cutoff_ns:
+                lane.irq(r.t_ns, r.hardirq_ns, r.softirq_ns)
+        elif isinstance(r, YieldRecord) and r.t_ns >= cutoff_ns:
+            lane.yields.append((r.t_ns, r.switched))
+            yields = True
+    return counted, yields

@@ -6,14 +6,15 @@ from the density of those records unless told one (``gui.draw.lane_window``). ``
 history into pixel runs once per frame; ``paintEvent`` only draws them (``gui.draw.lane_painting``).
 Hardirq time is black, softirq hatched, both over the lower part of the task they interrupted; idle is
 blank; yields are ticks above the strip. The wheel zooms the strip about the pointer, a drag pans it
-into the past (``MAX_PAN_WINDOWS`` windows back), a double-click returns to now; hovering says what is
-drawn there, with its exact times (``gui.draw.lane_tips``).
+into the past (``MAX_PAN_WINDOWS`` windows back), a double-click returns to now; a Shift+drag marks an
+interval and says how long it is, a Shift+click clears it (``gui.draw.lane_measure``); hovering says
+what is drawn there, with its exact times (``gui.draw.lane_tips``), and inside the interval how each CPU
+spent it.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QFont, QMouseEvent, QPainter, QPaintEvent, QWheelEvent
@@ -22,9 +23,10 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.lane_brushes import forget_brushes
-from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, LaneHistory, pixel_runs, quiet_rows, yield_columns
+from gui.draw.lane_history import LaneHistory, ingest, pixel_runs, quiet_rows, yield_columns
+from gui.draw.lane_legend import LegendFlow, flow_legend
+from gui.draw.lane_measure import DRAG_PX, Interval, describe_spent, marked, paint_interval, time_spent
 from gui.draw.lane_painting import (
-    YIELD_LEGEND,
     LaneFonts,
     LaneRuns,
     paint_axis,
@@ -36,21 +38,20 @@ from gui.draw.lane_painting import (
 from gui.draw.lane_tips import describe_head, describe_strip
 from gui.draw.lane_window import DEFAULT_WINDOW_NS, ShownWindow, choose_window_ns, decay_density, zoom_window
 from gui.draw.layer_cache import LayerCache
-from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
-from model.snapshot import CpuView, IrqRecord, Snapshot, SwitchRecord, TraceRecord, YieldRecord
+from model.metrics import KERNEL_ROLES
+from model.snapshot import CpuView, Snapshot
 
 MAX_PAN_WINDOWS = 8  # how many windows back a drag may pan (the lanes keep that much history)
 ZOOM_STEP = 1.25  # one wheel notch
 MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they arrive
 
-LEGEND_ROW_H, AXIS_H, LEFT_W, PAD = 26, 28, 290, 8
+AXIS_H, LEFT_W, PAD = 28, 290, 8
 MIN_LANE_H = 20.0
 YIELD_SPACING = 4  # px between yield marks: a tick is 2 px wide, and closer ones run into a bar
 COMPACT_LANE_H = 18.0  # the least lane on a stage short of room even after every other fold
 FOOT_PAD = PAD / 2  # under the time axis: the headline below has its own margin
 FOLDED_TOP = 6.0  # above the first lane when the legend is folded
-LegendFlow = tuple[list[tuple[QRectF, str, int | None]], float]  # (swatch, text, code) entries, height
 
 
 def lane_height(avail_px: float, ncpus: int, least: float = MIN_LANE_H) -> float:
@@ -66,7 +67,11 @@ def lanes_top(legend_h: float) -> float:
 # ---- the panel ------------------------------------------------------------------------------------
 
 
-PER_CPU_THREADS = ("ksoftirqd/",)  # bound to one CPU each: not counted against the lanes
+GESTURES = (  # the time axis's tip: what the strips answer to
+    "On the strips: the wheel zooms about the pointer, a drag goes back in time, a double-click returns "
+    "to now; Shift+drag marks an interval and hovering in it says how each CPU spent it, Shift+click "
+    "clears it."
+)
 
 
 class CpuLanesPanel(HoverTipsPanel):
@@ -88,6 +93,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._offset_ns = 0  # panned into the past: the strip ends this long before now
         self._drag: tuple[float, int] | None = None  # (x where a drag began, offset then)
         self._dragged = False
+        self._marking: tuple[float, float] | None = None  # a Shift+drag: (x where it began, its instant)
         self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
         self._parts = LayerCache()
         self._needed_h = 0  # the needed_height() the window last heard of
@@ -105,6 +111,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self.lanes: list[LaneHistory] = []
         self._offset_ns = 0
         self._names: dict[int, str] = {}
+        self._kernel: frozenset[int] = frozenset()  # per-CPU kernel threads: not counted against the lanes
         self._cpus: tuple[CpuView, ...] = ()
         self._now_ns = 0
         self._last_t: int | None = None
@@ -115,6 +122,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._layout_size = QSize()
         self._runs: list[LaneRuns] = []
         self._rows: list[tuple[int, int]] = []  # (first CPU, last CPU) of each row drawn
+        self.measured: Interval | None = None  # the interval marked by a Shift+drag
         self.update()
 
     def set_window_ns(self, window_ns: int | None) -> None:
@@ -171,10 +179,12 @@ class CpuLanesPanel(HoverTipsPanel):
         """Take in the records since the previous snapshot and redraw."""
         now = snapshot.t_ns
         self._names.update((t.tid, t.name) for t in snapshot.tasks)
+        self._kernel |= {t.tid for t in snapshot.tasks if t.role in KERNEL_ROLES}
         while len(self.lanes) < len(snapshot.cpus):
             self.lanes.append(LaneHistory())
         del self.lanes[len(snapshot.cpus) :]
-        counted = self._ingest(snapshot.events, now - self.kept_ns)
+        counted, yields = ingest(self.lanes, snapshot.events, now - self.kept_ns, self._quantum())
+        self._yields_seen |= yields
         if self._last_t is not None and now > self._last_t:
             self._density = decay_density(self._density, counted, now - self._last_t, self._auto_window_ns)
             records, span = self._density
@@ -292,29 +302,6 @@ class CpuLanesPanel(HoverTipsPanel):
     def _quantum(self) -> int:
         return max(self.window_ns // MERGE_PX, 1)
 
-    def _ingest(self, events: Sequence[TraceRecord], cutoff_ns: int) -> int:
-        """Feed the records to the lanes; records before ``cutoff_ns`` only update what runs. Returns the
-        number of switch and irq records (the density that picks the automatic window)."""
-        lanes, quantum, counted = self.lanes, self._quantum(), 0
-        for r in events:
-            if r.cpu >= len(lanes):
-                continue
-            lane = lanes[r.cpu]
-            if isinstance(r, SwitchRecord):
-                counted += 1
-                if r.t_ns < cutoff_ns:
-                    lane.open_code, lane.open_start = r.tid, r.t_ns
-                else:
-                    lane.switch(r.t_ns, r.tid, r.prev_tid, quantum)
-            elif isinstance(r, IrqRecord):
-                counted += 1
-                if r.t_ns + r.dur_ns >= cutoff_ns:
-                    lane.irq(r.t_ns, r.hardirq_ns, r.softirq_ns)
-            elif isinstance(r, YieldRecord) and r.t_ns >= cutoff_ns:
-                lane.yields.append((r.t_ns, r.switched))
-                self._yields_seen = True
-        return counted
-
     # ---- geometry -----------------------------------------------------------------------------------
 
     def _legend_layout(self) -> LegendFlow:
@@ -322,39 +309,23 @@ class CpuLanesPanel(HoverTipsPanel):
         return ([], 0.0) if self.legend_folded else self._flowed_legend()
 
     def _flowed_legend(self) -> LegendFlow:
-        """Flow the legend into rows: (swatch rect, text, code; None for the yield marks), and its height.
-
-        The yield marks are listed once a yield was seen. Where the tasks would take more than one row
-        and there are no more of them than lanes, they are left out: each lane's head names and colours
-        the task it runs, and every segment wide enough says whose it is."""
+        """The legend flowed into rows (``gui.draw.lane_legend``), again only when its words or width
+        changed."""
         names = tuple(sorted(self._names.items()))
-        key: tuple[object, ...] = (self._yields_seen, names, self.lw(), len(self.lanes), self._fonts.plain)
+        key: tuple[object, ...] = (
+            self._yields_seen,
+            names,
+            self._kernel,
+            self.lw(),
+            len(self.lanes),
+            self._fonts.plain,
+        )
         if self._legend_cache is not None and self._legend_cache[0] == key:
             return self._legend_cache[1]  # the same words in the same width: the same flow (every frame)
-        flowed = self._flow_legend()
+        tasks = [(tid, name, tid in self._kernel) for tid, name in names]
+        flowed = flow_legend(tasks, self._yields_seen, self.lw(), len(self.lanes), self._fonts.plain, PAD)
         self._legend_cache = (key, flowed)
         return flowed
-
-    def _flow_legend(self) -> LegendFlow:
-        fm = font_metrics(self._fonts.plain)
-        states: list[tuple[str, int | None]] = [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
-        if self._yields_seen:
-            states += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
-        tasks: list[tuple[str, int | None]] = [(n, t) for t, n in sorted(self._names.items())]
-        widths = sum(28 + fm.horizontalAdvance(text) + 18 for text, _ in (*tasks, *states))
-        # per-CPU kernel threads (ksoftirqd/N) run on their own lane only, whose head names them
-        senders = [t for t in tasks if not t[0].startswith(PER_CPU_THREADS)]
-        if widths > self.lw() - 2 * PAD and len(senders) <= len(self.lanes):
-            tasks = []
-        entries = tasks + states
-        x, y, out = float(PAD), float(PAD), []
-        for text, brush in entries:
-            w = 28 + fm.horizontalAdvance(text) + 18
-            if x + w > self.lw() - PAD and x > PAD:
-                x, y = float(PAD), y + LEGEND_ROW_H
-            out.append((QRectF(x, y + 5, 22, 16), text, brush))
-            x += w
-        return out, y + LEGEND_ROW_H - PAD
 
     def _geometry(self) -> tuple[float, float, float, float]:
         """(legend height, lane top, lane height, strip width)."""
@@ -416,6 +387,9 @@ class CpuLanesPanel(HoverTipsPanel):
             strip = QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6)
             paint_strip(p, runs, strip, self._names, self._fonts.bold, self._yields_seen)
         self._parts.end_frame()
+        if self.measured is not None:
+            strips = QRectF(LEFT_W + PAD, top, strip_w, len(self._runs) * lane_h - 6)
+            paint_interval(p, self.measured, strips, self.shown, self._fonts.bold)
         paint_axis(
             p, top + len(self._runs) * lane_h, PAD, (LEFT_W + PAD, strip_w), self.shown, self._fonts.plain
         )
@@ -440,11 +414,32 @@ class CpuLanesPanel(HoverTipsPanel):
 
     # ---- input --------------------------------------------------------------------------------------
 
+    def _time_at(self, x: float) -> float:
+        """The instant drawn at logical x on the strips."""
+        _, _, _, strip_w = self._geometry()
+        return self.view_end_ns - (1.0 - (x - LEFT_W - PAD) / strip_w) * self.window_ns
+
     def mousePressEvent(self, event: QMouseEvent) -> None:
-        if event.button() == Qt.MouseButton.LeftButton:
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        x = self.to_logical(event.position()).x()
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and x >= LEFT_W:
+            self._marking = (x, self._time_at(x))
+        else:
             self._drag, self._dragged = (event.position().x(), self._offset_ns), False
 
+    def _mark_to(self, x: float) -> None:
+        """A Shift+drag at ``x``: the interval from where it began (none yet while it is a click)."""
+        assert self._marking is not None
+        x_start, t_start = self._marking
+        if abs(x - x_start) >= DRAG_PX:
+            self.measured = marked(t_start, self._time_at(x), self._now_ns)
+            self.update()
+
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._marking is not None:
+            self._mark_to(self.to_logical(event.position()).x())
+            return
         if self._drag is None:
             return
         x_start, offset = self._drag
@@ -455,6 +450,15 @@ class CpuLanesPanel(HoverTipsPanel):
         self.pan(int(offset + dx * self.window_ns / strip_w))  # dragging right goes into the past
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if self._marking is not None:
+            x = self.to_logical(event.position()).x()
+            if abs(x - self._marking[0]) < DRAG_PX:
+                self.measured = None  # a Shift+click clears the interval
+                self.update()
+            else:
+                self._mark_to(x)
+            self._marking = None
+            return
         if self._drag is not None and not self._dragged:
             tid = self.tid_at(self.to_logical(event.position()))
             if tid > 0:
@@ -477,20 +481,26 @@ class CpuLanesPanel(HoverTipsPanel):
 
     def describe_at(self, pos: QPointF) -> str:
         """What is drawn at ``pos`` (logical pixels), in words with exact times: a lane's head, a task's
-        stretch on the CPU, an interrupt, a yield; "" where nothing is."""
-        _, _, _, strip_w = self._geometry()
+        stretch on the CPU, an interrupt, a yield, inside a marked interval how the CPU spent it; on the
+        time axis, what the strips answer to; "" where nothing is."""
+        _, top, lane_h, strip_w = self._geometry()
         row = self._row_at(pos)
         if row < 0:
-            return ""
+            below = top + len(self._runs) * lane_h
+            return GESTURES if below <= pos.y() <= below + AXIS_H else ""
         i, last = self._rows[row]
         if last > i:
             return f"CPU {i}–{last}: idle all through the window, so they share one lane"
         if pos.x() < LEFT_W:
             cpu = self._cpus[i] if i < len(self._cpus) else None
             return describe_head(i, cpu, self._names, self._dequeuer == i)
-        x0, win, end = LEFT_W + PAD, self.window_ns, self.view_end_ns
-        t = end - (1.0 - (pos.x() - x0) / strip_w) * win
-        return describe_strip(
+        win, t = self.window_ns, self._time_at(pos.x())
+        iv = self.measured
+        if iv is not None and iv.a_ns <= t <= iv.b_ns:
+            spent = describe_spent(i, iv, time_spent(self.lanes[i], iv, self._now_ns), self._names)
+        else:
+            spent = ""
+        here = describe_strip(
             i,
             self.lanes[i],
             t,
@@ -499,6 +509,7 @@ class CpuLanesPanel(HoverTipsPanel):
             quantum_ns=self._quantum(),
             names=self._names,
         )
+        return "\n\n".join(words for words in (spent, here) if words)
 
     def tid_at(self, pos: QPointF) -> int:
         """The task drawn at ``pos`` (a segment or a lane's "now" swatch), 0 if none."""
