@@ -30,7 +30,17 @@ def cpu_views(m: Machine) -> tuple[CpuView, ...]:
         hard, soft = irq_ns(c, now)
         tid = c.curr.tid if c.curr else 0
         views.append(
-            CpuView(c.index, tid, cpu_state(c, now), c.need_resched, c.task_ns, hard, soft, c.switches)
+            CpuView(
+                c.index,
+                tid,
+                cpu_state(c, now),
+                c.need_resched,
+                c.task_ns,
+                hard,
+                soft,
+                c.switches,
+                c.open_mark_ns if c.open_irq else -1,
+            )
         )
     return tuple(views)
 

@@ -139,12 +139,16 @@ class WakeRecord:
 
 @dataclass(frozen=True, slots=True)
 class IrqRecord:
-    """An interrupt on ``cpu`` from ``t_ns`` (after any in progress): hardirq, then softirq."""
+    """An interrupt on ``cpu`` from ``t_ns`` (after any in progress): hardirq, then softirq. With
+    ``open_context``, one stretch of an open-ended context (the transmit path's hard interrupts and
+    softirqs, ``Machine.irq_enter`` to ``irq_exit``), recorded as it is charged: hardirq or softirq alone,
+    each stretch of a context a record of its own (a hard interrupt over a softirq splits it)."""
 
     t_ns: int
     cpu: int
     hardirq_ns: int
     softirq_ns: int
+    open_context: bool = False
 
     @property
     def dur_ns(self) -> int:
@@ -251,6 +255,9 @@ class CpuView:
     hardirq_ns: int
     softirq_ns: int
     switches: int
+    # Since when the open interrupt context's stretch in progress runs (its kind is ``state``), -1 if
+    # none: the trace records a stretch when it ends (``IrqRecord.open_context``).
+    open_irq_since_ns: int = -1
 
 
 @dataclass(frozen=True, slots=True)

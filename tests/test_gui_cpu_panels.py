@@ -712,10 +712,11 @@ def test_time_spent_takes_each_interrupt_off_the_task_it_ran_over() -> None:
     assert sum(spent.values()) == 1500
 
 
-@pytest.mark.parametrize("scenario", ["cfs-yield-2007", "bfs-saturated-2009"])
+@pytest.mark.parametrize("scenario", ["cfs-yield-2007", "bfs-saturated-2009", "qdisc-fairness-2011"])
 def test_a_measured_interval_says_what_the_model_charged(lanes: CpuLanesPanel, scenario: str) -> None:
     # The tip inside a marked interval gives each task's, hardirq's and softirq's time on the CPU as
-    # the lane draws it: here the same nanoseconds the model charged (its sampled counters).
+    # the lane draws it: here the same nanoseconds the model charged (its sampled counters). In 2011
+    # the lanes drew a sender running through its CPU's softirqs.
     from gui.draw.lane_measure import Interval, time_spent
 
     sim = Simulation(load_scenario(scenario), sample_ns=1_000_000)
@@ -725,12 +726,35 @@ def test_a_measured_interval_says_what_the_model_charged(lanes: CpuLanesPanel, s
         lanes.render(snap)
     lay, rows = snap.series_layout, {int(r[0]): r for r in snap.series}
     a, b = rows[200_000_000], rows[290_000_000]
-    spent = time_spent(lanes.lanes[0], Interval(200_000_000, 290_000_000), sim.now_ns)
-    assert sum(spent.values()) == 90_000_000
-    assert spent.get(ch.HARDIRQ, 0) == b[lay.cpu_hardirq_ns[0]] - a[lay.cpu_hardirq_ns[0]] > 0
-    assert spent.get(ch.SOFTIRQ, 0) == b[lay.cpu_softirq_ns[0]] - a[lay.cpu_softirq_ns[0]] > 0
+    iv = Interval(200_000_000, 290_000_000)
+    spent_by_cpu = [time_spent(lane, iv, sim.now_ns) for lane in lanes.lanes]
+    assert len(spent_by_cpu) == len(snap.cpus)
+    for cpu, spent in enumerate(spent_by_cpu):
+        assert sum(spent.values()) == 90_000_000
+        assert spent.get(ch.HARDIRQ, 0) == b[lay.cpu_hardirq_ns[cpu]] - a[lay.cpu_hardirq_ns[cpu]]
+        assert spent.get(ch.SOFTIRQ, 0) == b[lay.cpu_softirq_ns[cpu]] - a[lay.cpu_softirq_ns[cpu]]
+    assert sum(s.get(ch.SOFTIRQ, 0) for s in spent_by_cpu) > 0
     for k, task in enumerate(snap.tasks):
-        assert spent.get(task.tid, 0) == b[lay.task_exec_ns[k]] - a[lay.task_exec_ns[k]], task.name
+        got = sum(spent.get(task.tid, 0) for spent in spent_by_cpu)
+        assert got == b[lay.task_exec_ns[k]] - a[lay.task_exec_ns[k]], task.name
+
+
+def test_an_open_contexts_stretches_take_one_entry_where_nothing_is_lost() -> None:
+    lane = LaneHistory()
+    lane.irq(100, 20, 0)  # a hard interrupt, its NAPI softirq, more softirq: one entry
+    lane.irq(120, 0, 30)
+    lane.irq(150, 0, 50)
+    lane.irq(200, 10, 0)  # a hard interrupt over the softirq: a new entry
+    lane.irq(210, 0, 40)
+    lane.irq(300, 0, 5)  # later, a softirq alone: no hardirq drawn for it
+    assert list(lane.irqs) == [(100, 120, 200), (200, 210, 250), (300, 300, 305)]
+    assert lane.irq_segments() == [
+        (100, 120, ch.HARDIRQ),
+        (120, 200, ch.SOFTIRQ),
+        (200, 210, ch.HARDIRQ),
+        (210, 250, ch.SOFTIRQ),
+        (300, 305, ch.SOFTIRQ),
+    ]
 
 
 def test_a_shift_drag_marks_an_interval_and_a_shift_click_clears_it(lanes: CpuLanesPanel, qtbot) -> None:
@@ -754,3 +778,20 @@ def test_a_shift_drag_marks_an_interval_and_a_shift_click_clears_it(lanes: CpuLa
     assert lanes.measured is None
     axis_y = top + len(lanes._runs) * lane_h + 10
     assert "Shift+drag" in lanes.describe_at(QPointF(x0, axis_y))  # the axis's tip says how
+
+
+def test_crowded_interrupts_are_shaded_by_their_share_and_sparse_ones_stay_ticks() -> None:
+    # The 2011 NIC's microsecond interrupts, about one every 100 µs, drew a solid black band at one
+    # pixel each over lanes that spend 2 % of their time in hardirq.
+    crowded = [(t, t + 1_500, t + 1_500) for t in range(0, 100_000_000, 100_000)]  # hardirq alone
+    runs = ch.irq_runs(crowded, 100_000_000, 100_000_000, 0, 1000)  # 100 µs a pixel
+    assert runs == [(0, 1000, ch.HARDIRQ, 0.25)]  # 1.5 % of each column, shown faint
+    half = [(t, t, t + 50_000) for t in range(0, 100_000_000, 100_000)]  # softirq, half of every column
+    assert ch.irq_runs(half, 100_000_000, 100_000_000, 0, 1000) == [(0, 1000, ch.SOFTIRQ, 0.5)]
+    mixed = [(t, t + 30_000, t + 40_000) for t in range(0, 100_000_000, 100_000)]
+    assert ch.irq_runs(mixed, 100_000_000, 100_000_000, 0, 1000) == [(0, 1000, ch.HARDIRQ, 0.5)]
+    sparse = [(t, t + 20_000, t + 50_000) for t in range(0, 100_000_000, 1_000_000)]
+    runs = ch.irq_runs(sparse, 100_000_000, 100_000_000, 0, 1000)
+    segments = [(a, b, ch.HARDIRQ) for a, b, _ in sparse] + [(b, c, ch.SOFTIRQ) for _, b, c in sparse]
+    expected = ch.pixel_runs(sorted(segments), 100_000_000, 100_000_000, 0, 1000)
+    assert runs == [(xa, xb, code, 1.0) for xa, xb, code in expected]  # each a black tick, as before

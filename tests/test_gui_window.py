@@ -897,3 +897,16 @@ def test_the_settings_words_follow_their_column_and_not_its_least_width(qtbot) -
     panel.resize(least, 900)
     assert check.text().count("\n") + 1 == narrow_lines
     assert max(w.sizeHint().width() for w in panel.findChildren(QWidget) if w.isVisibleTo(panel)) <= least
+
+
+def test_a_step_names_a_stretch_of_an_open_interrupt_context() -> None:
+    # The 2011 transmit path's softirqs and NAPI interrupts are traced stretch by stretch; a step that
+    # ends on one says what ran and for how long, at the instant it ended.
+    from gui.draw.step_words import describe_step, happened_ns
+    from model.snapshot import IrqRecord
+
+    soft = IrqRecord(1_000_000, 3, 0, 2_500, open_context=True)
+    assert happened_ns(soft) == 1_002_500
+    assert describe_step([soft], 1_002_500, {}, str).endswith("CPU 3 ran 2.5 µs in softirq")
+    hard = IrqRecord(1_000_000, 1, 1_500, 0, open_context=True)
+    assert describe_step([hard], 1_001_500, {}, str).endswith("CPU 1 ran 1.5 µs in hardirq")

@@ -56,7 +56,7 @@ def time_spent(lane: LaneHistory, iv: Interval, now_ns: int) -> dict[int, int]:
     for start, end, code in segments:
         spent[code] = spent.get(code, 0) + _overlap(start, end, iv)
     k = 0
-    for start, end, code in lane.irq_segments():
+    for start, end, code in lane.irq_segments(now_ns=now_ns):
         part = _overlap(start, end, iv)
         if not part:
             continue

@@ -20,7 +20,8 @@ from gui.draw.static_text import font_metrics
 from model.snapshot import CpuView
 
 Runs = list[tuple[int, int, int]]  # pixel runs (x0, x1, code)
-LaneRuns = tuple[Runs, Runs, list[tuple[int, bool]]]  # tasks, interrupts, yield marks
+IrqRuns = list[tuple[int, int, int, float]]  # pixel runs (x0, x1, code, strength)
+LaneRuns = tuple[Runs, IrqRuns, list[tuple[int, bool]]]  # tasks, interrupts, yield marks
 
 YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
 YIELD_H = 10  # the band above a strip that holds its yield marks
@@ -122,8 +123,10 @@ def paint_strip(
         fill_code(p, seg, code)
         if xb - xa > 44 and irq_top - bar.top() >= fm.height():
             labels.append((QRectF(xa + 5, bar.top(), xb - xa - 8, irq_top - bar.top()), code))
-    for xa, xb, code in irqs:
+    for xa, xb, code, strength in irqs:  # a column partly in interrupts, drawn that much see-through
+        p.setOpacity(strength)
         fill_code(p, QRectF(xa, irq_top, xb - xa, bar.bottom() - irq_top), code)
+    p.setOpacity(1.0)
     p.setFont(bold)
     for rect, code in labels:
         solid = fill_style(code) == (False, True)

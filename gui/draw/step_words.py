@@ -31,8 +31,11 @@ EXIT_WORDS = {
 
 
 def happened_ns(record: TraceRecord) -> int:
-    """When the event behind ``record`` ran: a dequeuer tenure is recorded where it ends."""
+    """When the event behind ``record`` ran: a dequeuer tenure and a stretch of an open interrupt
+    context are recorded where they end."""
     if isinstance(record, TenureRecord):
+        return record.t_ns + record.dur_ns
+    if isinstance(record, IrqRecord) and record.open_context:
         return record.t_ns + record.dur_ns
     return record.t_ns
 
@@ -52,6 +55,9 @@ def phrase(record: TraceRecord, names: Mapping[int, str], landing: Callable[[Yie
         return f"CPU {record.cpu} switched from {name(record.prev_tid)} to {name(record.tid)}"
     if isinstance(record, WakeRecord):
         return f"{name(record.tid)} woke up on CPU {record.cpu}"
+    if isinstance(record, IrqRecord) and record.open_context:
+        kind = "hardirq" if record.hardirq_ns else "softirq"
+        return f"CPU {record.cpu} ran {format_duration(record.dur_ns)} in {kind}"
     if isinstance(record, IrqRecord):
         return (
             f"an interrupt on CPU {record.cpu} ({format_duration(record.hardirq_ns)} hardirq, "

@@ -4,12 +4,13 @@ The panel keeps a bounded history per CPU (``gui.draw.lane_history.LaneHistory``
 interrupt and yield trace records of each snapshot, and picks the width of its window of simulated time
 from the density of those records unless told one (``gui.draw.lane_window``). ``render`` turns the
 history into pixel runs once per frame; ``paintEvent`` only draws them (``gui.draw.lane_painting``).
-Hardirq time is black, softirq hatched, both over the lower part of the task they interrupted; idle is
-blank; yields are ticks above the strip. The wheel zooms the strip about the pointer, a drag pans it
-into the past (``MAX_PAN_WINDOWS`` windows back), a double-click returns to now; a Shift+drag marks an
-interval and says how long it is, a Shift+click clears it (``gui.draw.lane_measure``); hovering says
-what is drawn there, with its exact times (``gui.draw.lane_tips``), and inside the interval how each CPU
-spent it.
+Hardirq time is black, softirq hatched, both over the lower part of the task they interrupted (where
+they crowd, as the 2011 NIC's do, each pixel column is shaded by the share of it they take:
+``lane_history.irq_runs``); idle is blank; yields are ticks above the strip. The wheel zooms the strip
+about the pointer, a drag pans it into the past (``MAX_PAN_WINDOWS`` windows back), a double-click
+returns to now; a Shift+drag marks an interval and says how long it is, a Shift+click clears it
+(``gui.draw.lane_measure``); hovering says what is drawn there, with its exact times
+(``gui.draw.lane_tips``), and inside the interval how each CPU spent it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.lane_brushes import forget_brushes
-from gui.draw.lane_history import LaneHistory, ingest, pixel_runs, quiet_rows, yield_columns
+from gui.draw.lane_history import (
+    HARDIRQ,
+    SOFTIRQ,
+    LaneHistory,
+    ingest,
+    irq_runs,
+    pixel_runs,
+    quiet_rows,
+    yield_columns,
+)
 from gui.draw.lane_legend import LegendFlow, flow_legend
 from gui.draw.lane_measure import DRAG_PX, Interval, describe_spent, marked, paint_interval, time_spent
 from gui.draw.lane_painting import (
@@ -194,6 +204,8 @@ class CpuLanesPanel(HoverTipsPanel):
                 lane.open_code, lane.open_start = cpu.curr_tid, now if self._last_t is None else self._last_t
             elif lane.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
                 lane.switch(now, cpu.curr_tid, lane.open_code, self._quantum())
+            since = cpu.open_irq_since_ns
+            lane.open_irq = None if since < 0 else (since, HARDIRQ if cpu.state == "hardirq" else SOFTIRQ)
             lane.prune(now - self.kept_ns)
         self._cpus, self._now_ns, self._last_t = snapshot.cpus, now, now
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
@@ -345,7 +357,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._runs = [
             (
                 pixel_runs(lane.task_segments(self._now_ns, now - win), now, win, x0, strip_w),
-                pixel_runs(lane.irq_segments(now - win), now, win, x0, strip_w),
+                irq_runs(lane.irq_entries(now - win, self._now_ns), now, win, x0, strip_w),
                 yield_columns(lane.yields, now, win, x0, strip_w, YIELD_SPACING),
             )
             for lane in lanes
