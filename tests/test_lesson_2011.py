@@ -99,3 +99,14 @@ def test_on_the_dummy_device_nearly_every_exit_of_jamal_s_patch_is_the_quota() -
     shares = summary(net__device="dummy", qdisc__exit_rule="quota+jiffy")["qdisc"]["exit_shares"]
     assert shares["quota"] > 0.9
     assert shares["need_resched"] + shares["jiffy"] < 0.05
+
+
+def test_under_3_0_cpu0_and_cpu3_spend_a_quarter_in_softirq_and_only_cpu1_and_cpu2_take_interrupts() -> None:
+    # "cpu0's and cpu3's lanes are hatched where they dequeue from their own NET_TX softirq, about a
+    # quarter of their time; cpu1 and cpu2 take the NIC's interrupts, a faint band of short hardirqs"
+    cpus = summary(qdisc__exit_rule="time")["cpus"]
+    for cpu in (0, 3):
+        assert 0.15 < cpus[cpu]["softirq"] < 0.35 and cpus[cpu]["hardirq"] == 0
+    for cpu in (1, 2):
+        assert 0 < cpus[cpu]["hardirq"] < 0.05  # short: a faint band, not a black one
+        assert cpus[cpu]["softirq"] < min(cpus[0]["softirq"], cpus[3]["softirq"]) / 2
