@@ -26,6 +26,7 @@ from gui.draw import landing as ldg
 from gui.draw import lane_history as ch
 from gui.draw import lane_window as lw
 from gui.draw import palette
+from gui.draw import runqueue_layouts as rl
 from gui.draw import runqueue_scene as rs
 from gui.draw.lane_history import LaneHistory
 from gui.panels import cpu_lanes as cl
@@ -604,6 +605,24 @@ def test_bfs_flags_expired_deadlines_below_the_jiffy_line(rq_panel: RunqueuePane
     assert tags == {1: [], 2: ["expired deadline", "runs next"], 3: []}
     texts = [t[1] for t in rq_panel.scene.texts]
     assert any("now: jiffies 6" in t for t in texts)
+
+
+def test_bfs_s_now_line_keeps_its_words_inside_a_narrow_panel(rq_panel: RunqueuePanel) -> None:
+    # At 500 px the line read "now: jiffies 100; deadlines above this line have passe" and ran off the
+    # panel; and the first chip's landing ring crossed the headline above it.
+    entries = (
+        BfsEntry(1, True, False, 9, False, 6_000_000, 0, -1),
+        BfsEntry(2, False, True, 4, True, 0, -1, -1),
+    )
+    snap = story("bfs").advance(10_000_000)
+    rq_panel.resize(500, 320)
+    rq_panel.render(dataclasses.replace(snap, runqueues=(BfsView(0, entries, 6),)))
+    (now,) = [(rect, words) for rect, words, *_ in rq_panel.scene.texts if words.startswith("now")]
+    assert now[0].right() <= rq_panel.width() - 8 and now[1] == "now: jiffies 6; deadlines above have passed"
+    bounds = rq_panel.scene.section_rects[0]
+    assert all(c.rect.top() - 5 >= bounds.top() for c in rq_panel.scene.chips)
+    assert rl.now_words(6, lambda words: True).endswith("this line have passed")
+    assert rl.now_words(6, lambda words: False) == "now"
 
 
 def test_eevdf_lanes_and_tags_are_the_views_own(rq_panel: RunqueuePanel) -> None:

@@ -393,7 +393,8 @@ class SceneBuilder:
     def _layout_bfs(self, i: int, rq: BfsView, body: QRectF, compact: bool) -> None:
         """BFS: the running tasks, then the queue by deadline, cut by the current jiffy."""
         sc, fm = self.scene, font_metrics(self._fonts[BOLD])
-        row_h, y, col_x = CHIP_H[True] + 6, body.top(), body.left()
+        # The first row a ring's width below the headline: a yield's dashed ring goes 5 px round its chip.
+        row_h, y, col_x = CHIP_H[True] + 6, body.top() + 6, body.left()
         queued = [e for e in rq.entries if not e.running]
         cut = next((k for k, e in enumerate(queued) if not e.deadline_passed), len(queued))
         rows: list[BfsEntry | None] = [e for e in rq.entries if e.running]
@@ -413,7 +414,7 @@ class SceneBuilder:
                     palette.VERMILLION,
                     2,
                 )
-                label = f"now: jiffies {rq.jiffies}; deadlines above this line have passed"
+                label = now_words(rq.jiffies, lambda words: fm.horizontalAdvance(words) + 16 <= col_w - 20)
                 rect = QRectF(col_x + 20, y + 3, fm.horizontalAdvance(label) + 16, row_h - 6)
                 sc.text(
                     rect, label, BOLD, palette.VERMILLION, Qt.AlignmentFlag.AlignCenter, palette.BACKGROUND
@@ -435,6 +436,16 @@ class SceneBuilder:
             QRectF(chip.rect.right() + 10, r.top(), fm.horizontalAdvance(words) + 4, r.height()), words
         )
         chip.tag_x = chip.rect.right() + 20 + fm.horizontalAdvance(words)
+
+
+def now_words(jiffies: int, fits: Callable[[str], bool]) -> str:
+    """The words on BFS's "now" line: the longest of its wordings that ``fits``."""
+    wordings = (
+        f"now: jiffies {jiffies}; deadlines above this line have passed",
+        f"now: jiffies {jiffies}; deadlines above have passed",
+        f"now: jiffies {jiffies}",
+    )
+    return next((words for words in wordings if fits(words)), "now")
 
 
 def fit_chip(chip: Chip, fm: QFontMetrics, width: float) -> None:
