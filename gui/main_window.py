@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from gui.panels.graphs import GraphsPanel
 
 UNPARKABLE = "Going back replays this run from its start: its state cannot be saved ({why})"
+FOLLOW_MESSAGE_MS = 4_000  # how long the status line names the task followed
 UNPARKABLE_MS = 10_000  # how long the status line says so after a landing
 
 
@@ -181,6 +182,8 @@ class MainWindow(QMainWindow):
         ctl.live_setting.connect(pb.apply_live)
         ctl.restart_setting.connect(lambda key, value: pb.restart_with({key: value}))
         ctl.story_chosen.connect(self.choose_story)
+        self.cpu_lanes.task_clicked.connect(self.follow_task)
+        self.runqueue.task_clicked.connect(self.follow_task)
         ld, lp = self.lesson_driver, self.lesson_panel
         ld.lesson_changed.connect(lp.set_lesson)
         ld.step_entered.connect(lp.show_step)
@@ -314,6 +317,20 @@ class MainWindow(QMainWindow):
                 layout.activate()
             self.frame.arrange()
             self.place_highlight()
+
+    def follow_task(self, tid: int) -> None:
+        """A click on a task: follow it in the CPU lanes and the run queue (the others fade); a click on
+        the task followed stops."""
+        tid = 0 if tid == self.cpu_lanes.followed else tid
+        self.cpu_lanes.follow(tid)
+        self.runqueue.follow(tid)
+        names = {t.tid: t.name for t in self._last_snapshot.tasks} if self._last_snapshot else {}
+        words = (
+            f"Following {names.get(tid, f'task {tid}')}: click it again to stop"
+            if tid
+            else "Following no task"
+        )
+        self.statusBar().showMessage(words, FOLLOW_MESSAGE_MS)
 
     def _on_restarted(self, scenario: Scenario) -> None:
         for panel in self.panels.values():

@@ -324,6 +324,23 @@ def test_lanes_two_cpus_and_clicks(lanes: CpuLanesPanel, qtbot, two_cpus: Path) 
     assert blocker.args == [tid]
 
 
+def test_following_a_task_fades_the_others_on_the_strips(lanes: CpuLanesPanel) -> None:
+    sim = story("cfs-2.6.23")
+    for _ in range(60):
+        lanes.render(sim.advance(1_000_000))
+    runs = lanes._runs[0][0]
+    followed = max(code for _, _, code in runs)
+    other = next(r for r in runs if 0 < r[2] != followed and r[1] - r[0] > 4)
+    mine = next(r for r in runs if r[2] == followed and r[1] - r[0] > 4)
+    _, top, lane_h, _ = lanes._geometry()
+    y = int(top + lane_h * 0.55)  # under the names, above the interrupts
+    before = lanes.grab().toImage()
+    lanes.follow(followed)
+    after = lanes.grab().toImage()
+    assert after.pixelColor(other[0] + 2, y).lightness() > before.pixelColor(other[0] + 2, y).lightness() + 40
+    assert after.pixelColor(mine[0] + 2, y) == before.pixelColor(mine[0] + 2, y)
+
+
 def test_lanes_history_stays_bounded_when_fast_forwarding(lanes: CpuLanesPanel) -> None:
     sim = story("o1")
     for _ in range(15):

@@ -910,3 +910,19 @@ def test_a_step_names_a_stretch_of_an_open_interrupt_context() -> None:
     assert describe_step([soft], 1_002_500, {}, str).endswith("CPU 3 ran 2.5 µs in softirq")
     hard = IrqRecord(1_000_000, 1, 1_500, 0, open_context=True)
     assert describe_step([hard], 1_001_500, {}, str).endswith("CPU 1 ran 1.5 µs in hardirq")
+
+
+def test_a_click_on_a_task_follows_it_in_the_lanes_and_the_run_queue(window: MainWindow, qtbot) -> None:
+    # The lanes and the run queue said which task was clicked, and nothing listened: a click did nothing.
+    snap = frames(window, 30)
+    data = next(t.tid for t in snap.tasks if t.name == "iperf-data")
+    lanes = window.cpu_lanes
+    with qtbot.waitSignal(lanes.task_clicked):
+        lanes.task_clicked.emit(data)
+    assert lanes.followed == data and window.runqueue.followed == data
+    assert window.statusBar().currentMessage() == "Following iperf-data: click it again to stop"
+    window.runqueue.task_clicked.emit(data)  # the task followed, clicked again: stop
+    assert lanes.followed == 0 and window.runqueue.followed == 0
+    lanes.task_clicked.emit(data)
+    window.playback.reset()  # a new run: its tasks are not the old ones
+    assert lanes.followed == 0 and window.runqueue.followed == 0

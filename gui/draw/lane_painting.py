@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 
 from gui.draw import palette
 from gui.draw.formats import format_duration, tick_label
@@ -136,6 +136,19 @@ def paint_strip(
         p.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
     if band:
         yield_marks(p, yields, r.top(), band)
+
+
+FADED = 0.3  # how much of another task's colour shows while one task is followed
+
+
+def veil_others(p: QPainter, tasks: Runs, r: QRectF, followed: int) -> None:
+    """While task ``followed`` is followed, the strip's other tasks fade (a white veil over them), so that
+    its stretches stand out on every CPU."""
+    veil = QColor(palette.BACKGROUND)
+    veil.setAlphaF(1.0 - FADED)
+    for xa, xb, code in tasks:
+        if code > 0 and code != followed:
+            p.fillRect(QRectF(xa, r.top(), xb - xa, r.height()), veil)
 
 
 def paint_axis(

@@ -44,6 +44,7 @@ from gui.draw.lane_painting import (
     paint_legend,
     paint_strip,
     shown_code,
+    veil_others,
 )
 from gui.draw.lane_tips import describe_head, describe_strip
 from gui.draw.lane_window import DEFAULT_WINDOW_NS, ShownWindow, choose_window_ns, decay_density, zoom_window
@@ -80,7 +81,7 @@ def lanes_top(legend_h: float) -> float:
 GESTURES = (  # the time axis's tip: what the strips answer to
     "On the strips: the wheel zooms about the pointer, a drag goes back in time, a double-click returns "
     "to now; Shift+drag marks an interval and hovering in it says how each CPU spent it, Shift+click "
-    "clears it."
+    "clears it; a click on a task follows it on every CPU and in the run queue, another click stops."
 )
 
 
@@ -133,6 +134,12 @@ class CpuLanesPanel(HoverTipsPanel):
         self._runs: list[LaneRuns] = []
         self._rows: list[tuple[int, int]] = []  # (first CPU, last CPU) of each row drawn
         self.measured: Interval | None = None  # the interval marked by a Shift+drag
+        self.followed = 0  # the task followed (a click on it, in any panel), 0 for none
+        self.update()
+
+    def follow(self, tid: int) -> None:
+        """Fade every task but ``tid`` (0: none) on the strips."""
+        self.followed = tid
         self.update()
 
     def set_window_ns(self, window_ns: int | None) -> None:
@@ -398,6 +405,8 @@ class CpuLanesPanel(HoverTipsPanel):
             )
             strip = QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6)
             paint_strip(p, runs, strip, self._names, self._fonts.bold, self._yields_seen)
+            if self.followed:
+                veil_others(p, runs[0], strip, self.followed)
         self._parts.end_frame()
         if self.measured is not None:
             strips = QRectF(LEFT_W + PAD, top, strip_w, len(self._runs) * lane_h - 6)

@@ -35,6 +35,7 @@ from gui.draw import palette
 from gui.draw.formats import exact_duration
 from gui.draw.landing import arrow_path, free_spot, leader_line
 from gui.draw.lane_brushes import code_brush
+from gui.draw.lane_painting import FADED
 from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText
@@ -124,6 +125,7 @@ class RunqueuePanel(HoverTipsPanel):
         self._nice: dict[int, int] = {}
         self.landings: dict[int, Landing] = {}
         self.scene = Scene()
+        self.followed = 0  # the task followed (a click on it, in any panel), 0 for none
         self.update()
 
     @property
@@ -302,7 +304,22 @@ class RunqueuePanel(HoverTipsPanel):
         p.setPen(color)
         p.drawText(rect, align, s)
 
+    def follow(self, tid: int) -> None:
+        """Ring task ``tid``'s chip and fade the others (0: none)."""
+        self.followed = tid
+        self.update()
+
     def _paint_chip(self, p: QPainter, chip: Chip) -> None:
+        if self.followed:
+            p.setOpacity(1.0 if chip.tid == self.followed else FADED)
+            if chip.tid == self.followed:
+                p.setPen(QPen(palette.TEXT, 3))
+                p.setBrush(Qt.BrushStyle.NoBrush)
+                p.drawRoundedRect(chip.rect.adjusted(-3, -3, 3, 3), 7, 7)
+        self._paint_chip_body(p, chip)
+        p.setOpacity(1.0)
+
+    def _paint_chip_body(self, p: QPainter, chip: Chip) -> None:
         pen = QPen(palette.TEXT, 3 if chip.running else 1)
         brush = code_brush(chip.tid)
         solid = brush.style() == Qt.BrushStyle.SolidPattern
