@@ -198,6 +198,7 @@ def test_shortcut_sheet_on_question_mark(window: MainWindow, qtbot, monkeypatch)
     activate(window, qtbot)
     qtbot.keyClick(window, Qt.Key.Key_Question)
     assert shown and "Space" in shown[0] and "Reset All" in shown[0] and "Escape" in shown[0]
+    assert "Shift+drag" in shown[0] and "Click a task" in shown[0]  # the mouse's gestures too
 
 
 @pytest.mark.parametrize("room", [(1280, 720), (1366, 768), (800, 600)])

@@ -11,9 +11,15 @@ from PySide6.QtCore import qVersion
 
 import model
 
-EXTRA_KEYS = (  # keys that are no menu item
-    ("Keyboard", "Escape", "leave a text field, keeping its value (the shortcuts work in one too)"),
+EXTRA_KEYS = (  # keys that are no menu item, and what the mouse does on the CPU lanes
+    ("Keyboard", "Escape", "leave a text field, keeping its value"),
     ("Keyboard", "Tab", "move between the settings"),
+    ("Mouse", "Wheel", "zoom the CPU lanes"),
+    ("Mouse", "Drag", "lanes: back in time"),
+    ("Mouse", "Double-click", "lanes: back to now"),
+    ("Mouse", "Shift+drag", "lanes: measure an interval"),
+    ("Mouse", "Shift+click", "lanes: clear the interval"),
+    ("Mouse", "Click a task", "follow it (click again: stop)"),
 )
 
 
@@ -37,7 +43,7 @@ def shortcut_sheet_html(rows: Sequence[tuple[str, str, str]], columns: int = 1) 
             f"<tr><td><b>{escape(k)}</b>&nbsp;&nbsp;</td><td>{escape(w)}</td></tr>" for k, w in keys
         ]
     tables = [f"<td valign='top'><table cellpadding='1'>{''.join(c)}</table></td>" for c in cells]
-    return f"<h3>Keyboard shortcuts</h3><table><tr>{'<td>&nbsp;&nbsp;&nbsp;</td>'.join(tables)}</tr></table>"
+    return f"<h3>Shortcuts</h3><table><tr>{'<td>&nbsp;&nbsp;&nbsp;</td>'.join(tables)}</tr></table>"
 
 
 def about_html() -> str:
