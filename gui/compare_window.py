@@ -8,7 +8,8 @@ differences as ``model.compare.differences`` words them for ``schedlab compare``
 Mbit/s"): the same functions, so the window and the command line agree (a Jain index, which the
 command line words "Jain 0.58 → 0.96", needs no more than its values here). A live
 setting can go to one side or to all. The window opens from File ▸ Compare…, with the classic pairs
-of ``model.presets`` one click each, or "this run against the same with KEY=VALUE".
+of ``model.presets`` one click each, or "this run against the same with KEY=VALUE". An interval marked
+(Shift+drag) or a task followed (a click) on one side's lanes is marked or followed on every side.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.draw import palette
+from gui.draw.lane_measure import Interval
 from gui.draw.series import moving_block, nice_ceiling, sample_ns_for, window_ns_for
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
@@ -107,6 +109,9 @@ class CompareWindow(QMainWindow):
             title.setStyleSheet(f"color: {SIDE_COLOURS[i]}; font-weight: bold;")
             lanes = CpuLanesPanel()
             lanes.set_window_ns(window_ns_for(self.speed) // 20)
+            # One clock: an interval marked or a task followed on one side is marked or followed on all.
+            lanes.interval_marked.connect(self._mark_everywhere)
+            lanes.task_clicked.connect(self._follow_everywhere)
             self.lanes.append(lanes)
             cell.addWidget(title)
             cell.addWidget(lanes, 1)
@@ -210,6 +215,15 @@ class CompareWindow(QMainWindow):
             self.numbers.setText(self.headline_text())
         self.time_label.setText(f"t = {self.lockstep.now_ns / 1e9:.6f} s")
         return self.snapshots
+
+    def _mark_everywhere(self, interval: object) -> None:
+        for lanes in self.lanes:
+            lanes.set_measured(interval if isinstance(interval, Interval) else None)
+
+    def _follow_everywhere(self, tid: int) -> None:
+        tid = 0 if tid == self.lanes[0].followed else tid  # the task followed, clicked again: stop
+        for lanes in self.lanes:
+            lanes.follow(tid)
 
     # ---- what is drawn ----------------------------------------------------------------------
 

@@ -142,3 +142,30 @@ def test_the_live_setting_offers_what_means_something_here_and_starts_from_its_v
     qtbot.addWidget(window2)
     keys2 = [window2.key_box.itemText(i) for i in range(window2.key_box.count())]
     assert keys2 == ["sched.compat_yield"]  # no qdisc here, and CFS 2.6.23 has this one tunable
+
+
+def test_an_interval_or_a_task_chosen_on_one_side_is_chosen_on_every_side(qtbot) -> None:
+    # The sides share one clock: an interval measured on one side's lanes measures the same instants on
+    # the others, and a task followed on one is followed on all.
+    from PySide6.QtCore import QPoint, Qt
+
+    window = CompareWindow(load_scenario("cfs-yield-2007"), PRESETS["compat-yield"].sides, use_timer=False)
+    qtbot.addWidget(window)
+    window.resize(1200, 700)
+    window.show()
+    for _ in range(60):
+        window.advance(FRAME_NS)
+    a, b = window.lanes
+    _, top, lane_h, _ = a._geometry()
+    y, x0 = int((top + lane_h / 2) * a.zoom), int(a.width() * 0.5)
+    shift = Qt.KeyboardModifier.ShiftModifier
+    qtbot.mousePress(a, Qt.MouseButton.LeftButton, shift, QPoint(x0, y))
+    qtbot.mouseMove(a, QPoint(x0 + 80, y))
+    qtbot.mouseRelease(a, Qt.MouseButton.LeftButton, shift, QPoint(x0 + 80, y))
+    assert a.measured is not None and b.measured == a.measured
+    qtbot.mouseClick(b, Qt.MouseButton.LeftButton, shift, QPoint(x0, y))  # a Shift+click on B clears both
+    assert a.measured is None and b.measured is None
+    a.task_clicked.emit(2)
+    assert a.followed == b.followed == 2
+    b.task_clicked.emit(2)
+    assert a.followed == b.followed == 0

@@ -89,6 +89,7 @@ class CpuLanesPanel(HoverTipsPanel):
     """One lane per CPU: the task running now, need_resched, the dequeuer token, and a Gantt strip."""
 
     task_clicked = Signal(int)
+    interval_marked = Signal(object)  # the Interval a Shift+drag marked, or None: a Shift+click cleared it
     needed_height_changed = Signal()  # the legend took another row, or a CPU came or went
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -135,6 +136,11 @@ class CpuLanesPanel(HoverTipsPanel):
         self._rows: list[tuple[int, int]] = []  # (first CPU, last CPU) of each row drawn
         self.measured: Interval | None = None  # the interval marked by a Shift+drag
         self.followed = 0  # the task followed (a click on it, in any panel), 0 for none
+        self.update()
+
+    def set_measured(self, interval: Interval | None) -> None:
+        """Mark ``interval`` (None: clear it), as a Shift+drag does (another side of a comparison)."""
+        self.measured = interval
         self.update()
 
     def follow(self, tid: int) -> None:
@@ -454,8 +460,8 @@ class CpuLanesPanel(HoverTipsPanel):
         assert self._marking is not None
         x_start, t_start = self._marking
         if abs(x - x_start) >= DRAG_PX:
-            self.measured = marked(t_start, self._time_at(x), self._now_ns)
-            self.update()
+            self.set_measured(marked(t_start, self._time_at(x), self._now_ns))
+            self.interval_marked.emit(self.measured)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if self._marking is not None:
@@ -474,8 +480,8 @@ class CpuLanesPanel(HoverTipsPanel):
         if self._marking is not None:
             x = self.to_logical(event.position()).x()
             if abs(x - self._marking[0]) < DRAG_PX:
-                self.measured = None  # a Shift+click clears the interval
-                self.update()
+                self.set_measured(None)  # a Shift+click clears the interval
+                self.interval_marked.emit(None)
             else:
                 self._mark_to(x)
             self._marking = None
