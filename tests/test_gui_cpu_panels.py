@@ -831,3 +831,22 @@ def test_crowded_interrupts_are_shaded_by_their_share_and_sparse_ones_stay_ticks
     segments = [(a, b, ch.HARDIRQ) for a, b, _ in sparse] + [(b, c, ch.SOFTIRQ) for _, b, c in sparse]
     expected = ch.pixel_runs(sorted(segments), 100_000_000, 100_000_000, 0, 1000)
     assert runs == [(xa, xb, code, 1.0) for xa, xb, code in expected]  # each a black tick, as before
+
+
+def test_a_strips_tip_names_a_softirq_alone_as_a_softirq() -> None:
+    # The 2011 transmit path's NET_TX softirq on a sender's CPU is no interrupt: its tip said
+    # "interrupt on CPU 0 …: hardirq 0 ns, softirq …".
+    from gui.draw.lane_tips import describe_strip
+
+    lane = LaneHistory()
+    lane.add(0, 10_000, 5, 1)
+    lane.irq(2_000, 0, 3_000)
+    lane.irq(7_000, 500, 1_000)
+    words = {"px_ns": 10.0, "now_ns": 10_000, "quantum_ns": 1, "names": {5: "sender.0"}}
+    assert (
+        describe_strip(0, lane, 3_000, **words)
+        == "softirq on CPU 0 from t = 0.000 002 000 s:\n3 000 ns (3 µs)"
+    )
+    assert describe_strip(0, lane, 7_200, **words).startswith(
+        "interrupt on CPU 0 at t = 0.000 007 000 s:\nhardirq 500 ns"
+    )

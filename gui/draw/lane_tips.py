@@ -45,6 +45,8 @@ def describe_strip(
     for start, hard_end, irq_end in lane.irqs:
         if start <= t < irq_end:
             hard, soft = hard_end - start, irq_end - hard_end
+            if hard == 0:  # a softirq alone (the 2011 transmit path's NET_TX, run from a task's CPU)
+                return f"softirq on CPU {i} from t = {exact_time(start)}:\n{exact_duration(soft)}"
             return (
                 f"interrupt on CPU {i} at t = {exact_time(start)}:\n"
                 f"hardirq {exact_duration(hard)}, softirq {exact_duration(soft)}"
