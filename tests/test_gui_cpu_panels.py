@@ -850,3 +850,17 @@ def test_a_strips_tip_names_a_softirq_alone_as_a_softirq() -> None:
     assert describe_strip(0, lane, 7_200, **words).startswith(
         "interrupt on CPU 0 at t = 0.000 007 000 s:\nhardirq 500 ns"
     )
+
+
+def test_time_spent_leaves_out_what_the_lane_no_longer_knows_of_its_interrupts() -> None:
+    # Past the oldest interrupt a full lane keeps, the tasks would have been given the interrupts' time.
+    from gui.draw.lane_measure import Interval, time_spent
+
+    lane = LaneHistory(maxlen=4)
+    lane.add(0, 100_000, 5, 1)
+    for t in range(0, ch.IRQS_MAX + 10):
+        lane.irq(10 * t, 0, 2)  # more than the lane keeps
+    first = lane.irqs[0][0]
+    assert lane.complete_from() == first > 0
+    spent = time_spent(lane, Interval(0, first + 100), 100_000)
+    assert spent == {5: 80, ch.SOFTIRQ: 20}  # only what it still knows: the last 100 ns

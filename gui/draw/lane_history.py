@@ -17,7 +17,10 @@ import numpy as np
 
 from model.snapshot import IrqRecord, SwitchRecord, TraceRecord, YieldRecord
 
-HISTORY_MAX = 4096  # segments (and interrupts) kept per CPU
+HISTORY_MAX = 4096  # segments kept per CPU
+# Interrupts kept per CPU: the 2011 NIC's interrupt CPUs have about 15 a millisecond, so that the lanes'
+# ten windows of 100 ms keep theirs.
+IRQS_MAX = 16384
 YIELDS_MAX = 2048
 HARDIRQ, SOFTIRQ, IDLE = -1, -2, 0  # segment codes; a positive code is a tid
 
@@ -167,7 +170,7 @@ class LaneHistory:
 
     def __init__(self, maxlen: int = HISTORY_MAX) -> None:
         self.segments: deque[tuple[int, int, int]] = deque(maxlen=maxlen)
-        self.irqs: deque[tuple[int, int, int]] = deque(maxlen=maxlen)
+        self.irqs: deque[tuple[int, int, int]] = deque(maxlen=max(maxlen, IRQS_MAX))
         self.yields: deque[tuple[int, bool]] = deque(maxlen=YIELDS_MAX)
         self.open_code: int | None = None  # what runs since open_start (None: not known yet)
         self.open_start = 0
@@ -245,6 +248,12 @@ class LaneHistory:
         if self.open_code is not None and now_ns > self.open_start:
             out.append((self.open_start, now_ns, self.open_code))
         return out
+
+    def complete_from(self) -> int:
+        """From when on the lane still knows every interrupt: the oldest it keeps once it has had to let
+        older ones go, else 0."""
+        irqs = self.irqs
+        return irqs[0][0] if irqs and len(irqs) == irqs.maxlen else 0
 
     def irq_entries(
         self, after_ns: int | None = None, now_ns: int | None = None

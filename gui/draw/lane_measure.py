@@ -49,9 +49,13 @@ def _overlap(start: int, end: int, iv: Interval) -> int:
 
 def time_spent(lane: LaneHistory, iv: Interval, now_ns: int) -> dict[int, int]:
     """Nanoseconds of ``iv`` per code on ``lane`` (a tid, IDLE, HARDIRQ, SOFTIRQ), as the lane keeps them:
-    each interrupt's time is taken off the task it ran over. What the lane no longer keeps is left out,
-    so the sum is at most the interval's length."""
+    each interrupt's time is taken off the task it ran over. What the lane no longer keeps (its tasks,
+    or, further back than its oldest, its interrupts) is left out, so the sum is at most the interval's
+    length."""
     spent: dict[int, int] = {}
+    iv = Interval(max(iv.a_ns, lane.complete_from()), iv.b_ns)
+    if iv.length_ns <= 0:
+        return spent
     segments = [s for s in lane.task_segments(now_ns) if _overlap(s[0], s[1], iv)]
     for start, end, code in segments:
         spent[code] = spent.get(code, 0) + _overlap(start, end, iv)
