@@ -237,6 +237,9 @@ class QdiscView:
     # its NET_TX softirq, its ksoftirqd), as (name, count) pairs
     per_cpu_exit_reasons: tuple[tuple[tuple[str, int], ...], ...] = ()
     per_cpu_dequeued_by_context: tuple[tuple[tuple[str, int], ...], ...] = ()
+    # Since when ``dequeuer_cpu`` holds the role, -1 when nobody does: the trace records a tenure when
+    # it ends (``TenureRecord``).
+    dequeuer_since_ns: int = -1
 
 
 # ---- the machine now ---------------------------------------------------------------------------------

@@ -406,7 +406,7 @@ def test_a_strip_with_no_yields_to_mark_gives_their_band_to_the_tasks(qapp) -> N
         image = QImage(120, 20, QImage.Format.Format_ARGB32)
         image.fill(palette.BACKGROUND)
         p = QPainter(image)
-        paint_strip(p, ([(10.0, 110.0, 1)], [], []), QRectF(0, 0, 120, 14), {1: "x"}, QFont(), yield_band)
+        paint_strip(p, ([(10.0, 110.0, 1)], [], [], []), QRectF(0, 0, 120, 14), {1: "x"}, QFont(), yield_band)
         p.end()
         return image.pixelColor(60, y)
 
@@ -864,3 +864,38 @@ def test_time_spent_leaves_out_what_the_lane_no_longer_knows_of_its_interrupts()
     assert lane.complete_from() == first > 0
     spent = time_spent(lane, Interval(0, first + 100), 100_000)
     assert spent == {5: 80, ch.SOFTIRQ: 20}  # only what it still knows: the last 100 ns
+
+
+def test_the_lanes_mark_who_held_the_dequeuer_role_and_when(lanes: CpuLanesPanel) -> None:
+    # The 2011 story is who dequeues: the lane heads named the dequeuer now, and nothing showed who had
+    # been it. Each tenure is a yellow bar above its CPU's strip, the one in progress too.
+    sim = Simulation(load_scenario("qdisc-fairness-2011"), sample_ns=1_000_000)
+    lanes.resize(1000, 300)
+    lanes.set_window_ns(50_000_000)
+    for _ in range(200):
+        snap = sim.advance(1_000_000)
+        lanes.render(snap)
+    assert snap.qdisc is not None
+    held = [
+        sum(b - a for a, b, _ in lane.tenure_spans(snap.t_ns - 50_000_000, snap.t_ns)) for lane in lanes.lanes
+    ]
+    assert max(held) > 0 and held.index(max(held)) in (0, 3)  # the CPUs without the NIC's interrupts
+    now = snap.qdisc.dequeuer_cpu
+    if now >= 0:  # the tenure in progress is drawn up to now
+        assert lanes.lanes[now].open_tenure == snap.qdisc.dequeuer_since_ns <= snap.t_ns
+    assert any(text == "dequeuer (RUNNING bit)" for _, text, _ in lanes._legend_layout()[0])
+    image = lanes.grab().toImage()
+    _, top, lane_h, _ = lanes._geometry()
+    busiest = held.index(max(held))
+    xs = [x for xa, xb, _ in lanes._runs[busiest][3] for x in range(xa, xb)]
+    y = int(top + busiest * lane_h + 4)  # in the band above the strip
+    assert sum(image.pixelColor(x, y) == palette.YELLOW for x in xs) > len(xs) / 2
+    start, end, packets, _ = lanes.lanes[busiest].tenures[-1]
+    tip = describe_strip_at(lanes, busiest, (start + end) / 2)
+    assert f"CPU {busiest} held the dequeuer role" in tip and f"{packets} packets" in tip
+
+
+def describe_strip_at(lanes: CpuLanesPanel, cpu: int, t: float) -> str:
+    _, top, lane_h, strip_w = lanes._geometry()
+    x = cl.LEFT_W + cl.PAD + strip_w * (1 - (lanes.view_end_ns - t) / lanes.window_ns)
+    return lanes.describe_at(QPointF(x, top + cpu * lane_h + lane_h / 2))

@@ -87,3 +87,26 @@ def test_series_layout_names_every_counter_column() -> None:
     for task, column in zip(snap.tasks, lay.task_exec_ns, strict=True):
         assert columns[column] == f"{task.name}_exec_ns"
     assert dataclasses.is_dataclass(lay)
+
+
+def test_the_qdisc_view_says_since_when_the_dequeuer_holds_its_role() -> None:
+    # The tenure in progress: the trace records it only when it ends, at the instant the view gave.
+    from model.snapshot import TenureRecord
+
+    sim = Simulation(load_scenario("qdisc-fairness-2011"), trace="full")
+    checked = 0
+    for _ in range(40):
+        q = sim.advance(250_000).qdisc
+        assert q is not None
+        if q.dequeuer_cpu < 0:
+            assert q.dequeuer_since_ns == -1
+            continue
+        since, cpu = q.dequeuer_since_ns, q.dequeuer_cpu
+        assert 0 <= since <= sim.now_ns
+        for _ in range(200):
+            ended = [r for r in sim.advance(250_000).events if isinstance(r, TenureRecord) and r.cpu == cpu]
+            if ended:
+                assert ended[0].t_ns == since
+                checked += 1
+                break
+    assert checked > 5

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QBrush, QPainter
 
 from gui.draw import palette
-from gui.draw.lane_history import HARDIRQ, SOFTIRQ
+from gui.draw.lane_history import HARDIRQ, SOFTIRQ, TENURE
 
 
 def code_brush(code: int) -> QBrush:
@@ -23,6 +23,8 @@ def _brush(code: int, slot: int) -> QBrush:
     """Made once per code and colour slot (a new run may number its tasks' colours anew)."""
     if code > 0:
         return QBrush(palette.task_color(code), palette.task_pattern(code))
+    if code == TENURE:  # the dequeuer's tenures: its badge's yellow
+        return QBrush(palette.YELLOW)
     state = {HARDIRQ: "hardirq", SOFTIRQ: "softirq"}.get(code, "idle")
     return QBrush(palette.STATE_COLORS[state], palette.STATE_PATTERNS[state])
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from model.snapshot import IrqRecord, SwitchRecord, TraceRecord, YieldRecord
+from model.snapshot import IrqRecord, SwitchRecord, TenureRecord, TraceRecord, YieldRecord
 
 HISTORY_MAX = 4096  # segments kept per CPU
 # Interrupts kept per CPU: the 2011 NIC's interrupt CPUs have about 15 a millisecond, so that the lanes'
@@ -23,6 +23,8 @@ HISTORY_MAX = 4096  # segments kept per CPU
 IRQS_MAX = 16384
 YIELDS_MAX = 2048
 HARDIRQ, SOFTIRQ, IDLE = -1, -2, 0  # segment codes; a positive code is a tid
+TENURE = -3  # the qdisc's dequeuer role, drawn in the band above a strip
+Tenure = tuple[int, int, int, str]  # (start, end, packets dequeued, exit reason)
 
 
 def time_to_x(t_ns: float, now_ns: int, window_ns: int, x0: float, width: float) -> float:
@@ -172,6 +174,10 @@ class LaneHistory:
         self.segments: deque[tuple[int, int, int]] = deque(maxlen=maxlen)
         self.irqs: deque[tuple[int, int, int]] = deque(maxlen=max(maxlen, IRQS_MAX))
         self.yields: deque[tuple[int, bool]] = deque(maxlen=YIELDS_MAX)
+        # The qdisc's dequeuer role on this CPU: (start, end, packets, why it stopped), and since when the
+        # tenure in progress runs (None: the CPU does not dequeue now).
+        self.tenures: deque[Tenure] = deque(maxlen=maxlen)
+        self.open_tenure: int | None = None
         self.open_code: int | None = None  # what runs since open_start (None: not known yet)
         self.open_start = 0
         self.open_irq: tuple[int, int] | None = None  # (since, HARDIRQ or SOFTIRQ): an open context's stretch
@@ -240,6 +246,8 @@ class LaneHistory:
             self.irqs.popleft()
         while self.yields and self.yields[0][0] < before_ns:
             self.yields.popleft()
+        while self.tenures and self.tenures[0][1] < before_ns:
+            self.tenures.popleft()
 
     def task_segments(self, now_ns: int, after_ns: int | None = None) -> list[tuple[int, int, int]]:
         """Closed segments plus the open one, up to ``now_ns``; with ``after_ns``, only those that end
@@ -272,14 +280,30 @@ class LaneHistory:
         """``irq_entries`` as hardirq and softirq segments."""
         return _split(self.irq_entries(after_ns, now_ns))
 
+    def tenure_spans(self, after_ns: int, now_ns: int) -> list[tuple[int, int, int]]:
+        """The dequeuer tenures that end after ``after_ns``, the one in progress up to ``now_ns`` too, as
+        ``(start, end, TENURE)`` segments for ``pixel_runs``."""
+        out = [(t[0], t[1], TENURE) for t in _newest(self.tenures, after_ns, 1)]
+        if self.open_tenure is not None and now_ns > self.open_tenure:
+            out.append((self.open_tenure, now_ns, TENURE))
+        return out
+
+
+class Ingested(NamedTuple):
+    """What ``ingest`` saw: the records that pick the automatic window, and whether any yield or
+    dequeuer tenure was among them."""
+
+    counted: int
+    yields: bool
+    tenures: bool
+
 
 def ingest(
     lanes: Sequence[LaneHistory], events: Sequence[TraceRecord], cutoff_ns: int, quantum_ns: int
-) -> tuple[int, bool]:
+) -> Ingested:
     """Feed a snapshot's records to the lanes, one per CPU; records before ``cutoff_ns`` only update what
-    runs. Returns the number of switch and irq records (the density that picks the automatic window)
-    and whether a yield was among them."""
-    counted, yields = 0, False
+    runs."""
+    counted, yields, tenures = 0, False, False
     for r in events:
         if r.cpu >= len(lanes):
             continue
@@ -299,4 +323,7 @@ def ingest(
         elif isinstance(r, YieldRecord) and r.t_ns >= cutoff_ns:
             lane.yields.append((r.t_ns, r.switched))
             yields = True
-    return counted, yields
+        elif isinstance(r, TenureRecord) and r.t_ns + r.dur_ns >= cutoff_ns:
+            lane.tenures.append((r.t_ns, r.t_ns + r.dur_ns, r.packets, r.exit_reason))
+            tenures = True
+    return Ingested(counted, yields, tenures)

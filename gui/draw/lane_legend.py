@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QFont
 
-from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ
-from gui.draw.lane_painting import YIELD_LEGEND
+from gui.draw.lane_history import HARDIRQ, IDLE, SOFTIRQ, TENURE
+from gui.draw.lane_painting import TENURE_LEGEND, YIELD_LEGEND
 from gui.draw.static_text import font_metrics
 
 LEGEND_ROW_H = 26
@@ -21,15 +21,19 @@ LegendFlow = tuple[list[tuple[QRectF, str, int | None]], float]  # (swatch, text
 def flow_legend(
     tasks: Sequence[tuple[int, str, bool]],
     yields_seen: bool,
+    tenures_seen: bool,
     width: float,
     lanes: int,
     font: QFont,
     pad: float,
 ) -> LegendFlow:
     """The legend's entries in ``width`` (margins ``pad``): (swatch rect, text, code; None for the yield
-    marks), and its height. ``tasks`` are (tid, name, per-CPU kernel thread) in tid order."""
+    marks), and its height. ``tasks`` are (tid, name, per-CPU kernel thread) in tid order; the
+    dequeuer's tenures and the yield marks are listed once one was seen."""
     fm = font_metrics(font)
     states: list[tuple[str, int | None]] = [("idle", IDLE), ("hardirq", HARDIRQ), ("softirq", SOFTIRQ)]
+    if tenures_seen:
+        states.append((TENURE_LEGEND, TENURE))
     if yields_seen:
         states += [(YIELD_LEGEND[0], None), (YIELD_LEGEND[1], None)]
     named: list[tuple[str, int | None]] = [(name, tid) for tid, name, _ in tasks]

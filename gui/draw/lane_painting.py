@@ -21,9 +21,10 @@ from model.snapshot import CpuView
 
 Runs = list[tuple[int, int, int]]  # pixel runs (x0, x1, code)
 IrqRuns = list[tuple[int, int, int, float]]  # pixel runs (x0, x1, code, strength)
-LaneRuns = tuple[Runs, IrqRuns, list[tuple[int, bool]]]  # tasks, interrupts, yield marks
+LaneRuns = tuple[Runs, IrqRuns, list[tuple[int, bool]], Runs]  # tasks, interrupts, yield marks, tenures
 
 YIELD_LEGEND = ("yield → switched", "yield → kept the CPU")
+TENURE_LEGEND = "dequeuer (RUNNING bit)"
 YIELD_H = 10  # the band above a strip that holds its yield marks
 
 
@@ -104,9 +105,10 @@ def paint_strip(
     p: QPainter, runs: LaneRuns, r: QRectF, names: Mapping[int, str], bold: QFont, yield_band: bool = True
 ) -> None:
     """A lane's strip in ``r``: tasks full height, interrupts over their lower part, names on the
-    segments wide enough to hold one, and the yield marks in the band above (``yield_band``; a story
-    in which nothing has yielded gives the band's height to the strip: at many CPUs it is most of it)."""
-    tasks, irqs, yields = runs
+    segments wide enough to hold one, and in the band above the dequeuer's tenures (yellow bars, as
+    its badge) and the yield marks (``yield_band``; a story in which nothing has yielded or dequeued
+    gives the band's height to the strip: at many CPUs it is most of it)."""
+    tasks, irqs, yields, tenures = runs
     # The band takes at most 40 % of a short strip (many CPUs), so the tasks keep most of its height.
     band = min(float(YIELD_H), max(4.0, r.height() * 0.4)) if yield_band else 0.0
     bar = QRectF(r.left(), r.top() + band, r.width(), r.height() - band)
@@ -135,7 +137,24 @@ def paint_strip(
         name = fm.elidedText(names.get(code, ""), Qt.TextElideMode.ElideRight, int(rect.width()) - 2)
         p.drawText(rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, name)
     if band:
+        tenure_bars(p, tenures, r.top() + 1, band - 2)
         yield_marks(p, yields, r.top(), band)
+
+
+def tenure_bars(p: QPainter, tenures: Runs, top: float, height: float) -> None:
+    """The dequeuer's tenures on a lane: yellow bars outlined in ink, like the dequeuer's badge; one
+    too narrow for an outline (the quota's short turns) is a darker yellow alone, so that a run of them
+    reads yellow, not black."""
+    if not tenures:
+        return
+    p.setPen(QPen(palette.TEXT, 1))
+    p.setBrush(palette.YELLOW)
+    narrow = palette.YELLOW.darker(125)
+    for xa, xb, _ in tenures:
+        if xb - xa >= 4:
+            p.drawRect(QRectF(xa, top, xb - xa, height))
+        else:
+            p.fillRect(QRectF(xa, top, xb - xa, height + 1), narrow)
 
 
 FADED = 0.3  # how much of another task's colour shows while one task is followed

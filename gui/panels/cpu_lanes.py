@@ -131,6 +131,7 @@ class CpuLanesPanel(HoverTipsPanel):
         self._density = (0.0, 0.0)  # (records, ns), decayed over about one window of simulated time
         self._dequeuer = -1
         self._yields_seen = False
+        self._tenures_seen = False  # the dequeuer's tenures: the band above the strips and the legend
         self._layout_size = QSize()
         self._runs: list[LaneRuns] = []
         self._rows: list[tuple[int, int]] = []  # (first CPU, last CPU) of each row drawn
@@ -206,8 +207,10 @@ class CpuLanesPanel(HoverTipsPanel):
         while len(self.lanes) < len(snapshot.cpus):
             self.lanes.append(LaneHistory())
         del self.lanes[len(snapshot.cpus) :]
-        counted, yields = ingest(self.lanes, snapshot.events, now - self.kept_ns, self._quantum())
-        self._yields_seen |= yields
+        seen = ingest(self.lanes, snapshot.events, now - self.kept_ns, self._quantum())
+        counted = seen.counted
+        self._yields_seen |= seen.yields
+        self._tenures_seen |= seen.tenures
         if self._last_t is not None and now > self._last_t:
             self._density = decay_density(self._density, counted, now - self._last_t, self._auto_window_ns)
             records, span = self._density
@@ -217,6 +220,10 @@ class CpuLanesPanel(HoverTipsPanel):
                 lane.open_code, lane.open_start = cpu.curr_tid, now if self._last_t is None else self._last_t
             elif lane.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
                 lane.switch(now, cpu.curr_tid, lane.open_code, self._quantum())
+            q = snapshot.qdisc
+            dequeuing = q is not None and q.dequeuer_cpu == cpu.index and q.dequeuer_since_ns >= 0
+            lane.open_tenure = q.dequeuer_since_ns if q is not None and dequeuing else None
+            self._tenures_seen |= dequeuing
             since = cpu.open_irq_since_ns
             lane.open_irq = None if since < 0 else (since, HARDIRQ if cpu.state == "hardirq" else SOFTIRQ)
             lane.prune(now - self.kept_ns)
@@ -339,6 +346,7 @@ class CpuLanesPanel(HoverTipsPanel):
         names = tuple(sorted(self._names.items()))
         key: tuple[object, ...] = (
             self._yields_seen,
+            self._tenures_seen,
             names,
             self._kernel,
             self.lw(),
@@ -348,7 +356,8 @@ class CpuLanesPanel(HoverTipsPanel):
         if self._legend_cache is not None and self._legend_cache[0] == key:
             return self._legend_cache[1]  # the same words in the same width: the same flow (every frame)
         tasks = [(tid, name, tid in self._kernel) for tid, name in names]
-        flowed = flow_legend(tasks, self._yields_seen, self.lw(), len(self.lanes), self._fonts.plain, PAD)
+        seen = self._yields_seen, self._tenures_seen
+        flowed = flow_legend(tasks, *seen, self.lw(), len(self.lanes), self._fonts.plain, PAD)
         self._legend_cache = (key, flowed)
         return flowed
 
@@ -372,6 +381,7 @@ class CpuLanesPanel(HoverTipsPanel):
                 pixel_runs(lane.task_segments(self._now_ns, now - win), now, win, x0, strip_w),
                 irq_runs(lane.irq_entries(now - win, self._now_ns), now, win, x0, strip_w),
                 yield_columns(lane.yields, now, win, x0, strip_w, YIELD_SPACING),
+                pixel_runs(lane.tenure_spans(now - win, self._now_ns), now, win, x0, strip_w),
             )
             for lane in lanes
         ]
@@ -410,7 +420,8 @@ class CpuLanesPanel(HoverTipsPanel):
                 functools.partial(self._paint_lane_head, row=row, r=head),
             )
             strip = QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6)
-            paint_strip(p, runs, strip, self._names, self._fonts.bold, self._yields_seen)
+            band = self._yields_seen or self._tenures_seen
+            paint_strip(p, runs, strip, self._names, self._fonts.bold, band)
             if self.followed:
                 veil_others(p, runs[0], strip, self.followed)
         self._parts.end_frame()

@@ -69,6 +69,10 @@ class TxPath(ClosedForm):
     def dequeuer_cpu(self) -> int:
         return self.running.cpu if self.running is not None else -1
 
+    def dequeuer_since_ns(self) -> int:
+        """When the dequeuer's tenure (its __qdisc_run) began, -1 when nobody dequeues."""
+        return self.running.t0 if self.running is not None else -1
+
     @staticmethod
     def _cpu_of(owner: object) -> int:
         return owner.cpu if isinstance(owner, Ctx) else -1

@@ -49,6 +49,7 @@ def qdisc_view(tx: TxPath, q: Qdisc, ncpus: int) -> QdiscView:
         ksoftirqd_wakeups=tx.c.ksoftirqd_wakeups,
         per_cpu_exit_reasons=tuple(tuple(d.items()) for d in tx.c.per_cpu_exits[:ncpus]),
         per_cpu_dequeued_by_context=tuple(tuple(d.items()) for d in tx.c.per_cpu_context_dequeued[:ncpus]),
+        dequeuer_since_ns=tx.dequeuer_since_ns(),
     )
 
 
