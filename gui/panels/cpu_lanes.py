@@ -6,11 +6,13 @@ from the density of those records unless told one (``gui.draw.lane_window``). ``
 history into pixel runs once per frame; ``paintEvent`` only draws them (``gui.draw.lane_painting``).
 Hardirq time is black, softirq hatched, both over the lower part of the task they interrupted (where
 they crowd, as the 2011 NIC's do, each pixel column is shaded by the share of it they take:
-``lane_history.irq_runs``); idle is blank; yields are ticks above the strip. The wheel zooms the strip
-about the pointer, a drag pans it into the past (``MAX_PAN_WINDOWS`` windows back), a double-click
-returns to now; a Shift+drag marks an interval and says how long it is, a Shift+click clears it
-(``gui.draw.lane_measure``); hovering says what is drawn there, with its exact times
-(``gui.draw.lane_tips``), and inside the interval how each CPU spent it.
+``lane_history.irq_runs``); idle is blank; yields are marks above the strip, and with a qdisc the CPU's
+turns as its dequeuer yellow bars there. The wheel zooms the strip about the pointer, a drag pans it
+into the past (``MAX_PAN_WINDOWS`` windows back), a double-click returns to now; a Shift+drag marks an
+interval and says how long it is, a Shift+click clears it (``gui.draw.lane_measure``); a click on a task
+asks the window to follow it (``task_clicked``; ``follow`` fades the others); hovering says what is
+drawn there, with its exact times (``gui.draw.lane_tips``), and inside the interval how each CPU spent
+it.
 """
 
 from __future__ import annotations
