@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from model.machine import Machine
-from model.snapshot import CommandRecord, TenureRecord, TraceRecord, YieldRecord
+from model.snapshot import CommandRecord, IrqRecord, TenureRecord, TraceRecord, YieldRecord
 
 
 class StopContext(Protocol):
@@ -32,14 +32,23 @@ class StopRule(Protocol):
         """After one instant: stop here? ``records`` are the ones that instant added."""
 
 
+def steps_at(record: TraceRecord) -> bool:
+    """Whether a Step stops at ``record``: at every record but a live setting's and a stretch of an open
+    interrupt context (the 2011 transmit path's softirqs and NAPI interrupts, dozens a millisecond: a
+    Step would seldom reach the story's own events, the dequeuer's turns)."""
+    if isinstance(record, IrqRecord):
+        return not record.open_context
+    return not isinstance(record, CommandRecord)
+
+
 class NextRecord:
-    """The next thing that happens: any trace record but a live setting's (Step)."""
+    """The next thing that happens: a record ``steps_at`` (Step)."""
 
     def begin(self, ctx: StopContext) -> None:
         pass
 
     def hit(self, records: Sequence[TraceRecord], ctx: StopContext) -> bool:
-        return any(not isinstance(r, CommandRecord) for r in records)
+        return any(steps_at(r) for r in records)
 
 
 class YieldLands:

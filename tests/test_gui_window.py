@@ -900,17 +900,23 @@ def test_the_settings_words_follow_their_column_and_not_its_least_width(qtbot) -
     assert max(w.sizeHint().width() for w in panel.findChildren(QWidget) if w.isVisibleTo(panel)) <= least
 
 
-def test_a_step_names_a_stretch_of_an_open_interrupt_context() -> None:
-    # The 2011 transmit path's softirqs and NAPI interrupts are traced stretch by stretch; a step that
-    # ends on one says what ran and for how long, at the instant it ended.
-    from gui.draw.step_words import describe_step, happened_ns
-    from model.snapshot import IrqRecord
+def test_a_step_passes_over_the_stretches_of_an_open_interrupt_context() -> None:
+    # The 2011 transmit path's softirqs and NAPI interrupts are traced stretch by stretch, dozens a
+    # millisecond: a step stops at the story's events (the dequeuer's turns), and names a stretch,
+    # where it is asked to, by what ran and for how long.
+    from gui.draw.step_words import describe_step, happened_ns, phrase
+    from model.snapshot import IrqRecord, TenureRecord
 
     soft = IrqRecord(1_000_000, 3, 0, 2_500, open_context=True)
     assert happened_ns(soft) == 1_002_500
-    assert describe_step([soft], 1_002_500, {}, str).endswith("CPU 3 ran 2.5 µs in softirq")
-    hard = IrqRecord(1_000_000, 1, 1_500, 0, open_context=True)
-    assert describe_step([hard], 1_001_500, {}, str).endswith("CPU 1 ran 1.5 µs in hardirq")
+    assert phrase(soft, {}, str) == "CPU 3 ran 2.5 µs in softirq"
+    assert (
+        phrase(IrqRecord(1_000_000, 1, 1_500, 0, open_context=True), {}, str) == "CPU 1 ran 1.5 µs in hardirq"
+    )
+    tenure = TenureRecord(900_000, 0, 100_000, 64, "quota")
+    words = describe_step([soft, tenure], 1_002_500, {}, str)
+    assert words.endswith("CPU 0 stopped dequeuing after 64 packets: its packet quota was used up"), words
+    assert describe_step([soft], 1_002_500, {}, str).startswith("Step: nothing happened")
 
 
 def test_a_click_on_a_task_follows_it_in_the_lanes_and_the_run_queue(window: MainWindow, qtbot) -> None:

@@ -72,3 +72,20 @@ def test_the_dequeuer_rule_stops_when_another_cpu_holds_the_role() -> None:
     now = sim.dequeuer_cpu()
     assert now >= 0 and (holder < 0 or now != holder)
     assert any(isinstance(r, TenureRecord) for r in sim.machine.trace.records)
+
+
+def test_a_step_in_the_2011_story_stops_at_the_dequeuers_turns_not_at_every_softirq() -> None:
+    from model.snapshot import IrqRecord, TenureRecord
+    from model.stops import NextRecord, steps_at
+
+    assert not steps_at(IrqRecord(0, 0, 0, 100, open_context=True))
+    assert steps_at(IrqRecord(0, 0, 100, 100))  # an interrupt raised whole (2007, 2009) still is one
+    sim = Simulation(load_scenario("qdisc-fairness-2011"), trace="recent")
+    sim.advance(20 * MS)
+    kinds = set()
+    for _ in range(5):
+        snap, hit = sim.advance_until(5 * MS, NextRecord())
+        stopped_at = [r for r in snap.events if steps_at(r)]
+        assert hit and stopped_at
+        kinds |= {type(r) for r in stopped_at}
+    assert TenureRecord in kinds  # the story's events, where each step used to end on a softirq's stretch

@@ -19,6 +19,7 @@ from model.snapshot import (
     YieldOutcome,
     YieldRecord,
 )
+from model.stops import steps_at
 
 MAX_PHRASES = 3
 EXIT_WORDS = {
@@ -41,8 +42,9 @@ def happened_ns(record: TraceRecord) -> int:
 
 
 def latest_event_ns(records: Sequence[TraceRecord], now_ns: int) -> int | None:
-    """The time of the latest event in ``records`` that had happened by ``now_ns``."""
-    times = [happened_ns(r) for r in records]
+    """The time of the latest event (a record a Step stops at) in ``records`` that had happened by
+    ``now_ns``."""
+    times = [happened_ns(r) for r in records if steps_at(r)]
     past = [t for t in times if t <= now_ns]
     return max(past) if past else None
 
@@ -81,7 +83,7 @@ def describe_step(
     landing: Callable[[YieldOutcome], str],
 ) -> str:
     """ "Step: at t = 12.3 ms, CPU 0 switched from iperf-reporter to iperf-data; …"."""
-    shown = [r for r in records if not isinstance(r, CommandRecord)]
+    shown = [r for r in records if steps_at(r)]
     if not shown:
         return f"Step: nothing happened up to t = {format_duration(t_ns)}"
     words = [phrase(r, names, landing) for r in shown[:MAX_PHRASES]]
