@@ -348,7 +348,7 @@ def test_lanes_history_stays_bounded_when_fast_forwarding(lanes: CpuLanesPanel) 
         lanes.render(snap)
     assert len(snap.events) > 200
     lane = lanes.lanes[0]
-    assert len(lane.segments) <= ch.HISTORY_MAX and len(lane.irqs) <= ch.HISTORY_MAX
+    assert len(lane.segments) <= ch.HISTORY_MAX and len(lane.irqs) <= ch.IRQS_MAX
     assert lanes.kept_ns < sim.now_ns  # the run is longer than what the lanes keep
     assert lane.segments[0][1] >= sim.now_ns - lanes.kept_ns  # older history was dropped
     assert sum(len(r[0]) for r in lanes._runs) <= 1000  # at most one run per pixel column
@@ -877,7 +877,8 @@ def test_the_lanes_mark_who_held_the_dequeuer_role_and_when(lanes: CpuLanesPanel
         lanes.render(snap)
     assert snap.qdisc is not None
     held = [
-        sum(b - a for a, b, _ in lane.tenure_spans(snap.t_ns - 50_000_000, snap.t_ns)) for lane in lanes.lanes
+        sum(row[1] - row[0] for row in lane.tenure_spans(snap.t_ns - 50_000_000, snap.t_ns).tolist())
+        for lane in lanes.lanes
     ]
     assert max(held) > 0 and held.index(max(held)) in (0, 3)  # the CPUs without the NIC's interrupts
     now = snap.qdisc.dequeuer_cpu
@@ -899,3 +900,45 @@ def describe_strip_at(lanes: CpuLanesPanel, cpu: int, t: float) -> str:
     _, top, lane_h, strip_w = lanes._geometry()
     x = cl.LEFT_W + cl.PAD + strip_w * (1 - (lanes.view_end_ns - t) / lanes.window_ns)
     return lanes.describe_at(QPointF(x, top + cpu * lane_h + lane_h / 2))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_bar_runs_are_the_pixel_runs_of_one_code(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    t, spans = 0, []
+    for _ in range(rng.randint(0, 300)):
+        t += rng.choice([0, 1, 50, 300, 3_000, 40_000])
+        d = rng.choice([1, 20, 400, 5_000, 90_000])
+        spans.append((t, t + d, ch.TENURE))
+        t += d
+    now = t + rng.randint(0, 50_000)
+    for window, width in ((t // 2 + 1, 700.0), (200_000, 333.5), (10_000_000, 1000.0)):
+        assert ch.bar_runs(spans, now, window, 298, width) == ch.pixel_runs(spans, now, window, 298, width)
+
+
+def test_a_span_log_keeps_the_newest_rows_in_order_through_growth_and_drops() -> None:
+    from collections import deque
+
+    from gui.draw.span_log import SpanLog
+
+    log, ref = SpanLog(3, 1000, end=2), deque(maxlen=1000)
+    for k in range(5000):  # past its first array, its bound, and several compactions
+        row = (10 * k, 10 * k + 3, 10 * k + 5)
+        log.append(row)
+        ref.append(row)
+        if k % 7 == 0:  # an edit of the newest row, as a merged interrupt is
+            row = (row[0], row[1], row[2] + 2)
+            log.set_last(row)
+            ref[-1] = row
+        if k % 1500 == 1499:
+            log.drop_ending_before(10 * k - 5000)
+            while ref and ref[0][2] < 10 * k - 5000:
+                ref.popleft()
+    assert list(log) == list(ref) and len(log) == len(ref)
+    assert log[0] == ref[0] and log[-1] == ref[-1]
+    tail = log.ending_after(49_900)
+    assert [tuple(r) for r in tail.tolist()] == [r for r in ref if r[2] > 49_900]
+    with pytest.raises(IndexError):
+        log[len(ref)]

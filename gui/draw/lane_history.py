@@ -9,12 +9,16 @@ by time.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Sequence
+from itertools import islice
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from gui.draw.span_log import SpanLog
 from model.snapshot import IrqRecord, SwitchRecord, TenureRecord, TraceRecord, YieldRecord
 
 HISTORY_MAX = 4096  # segments kept per CPU
@@ -24,7 +28,16 @@ IRQS_MAX = 16384
 YIELDS_MAX = 2048
 HARDIRQ, SOFTIRQ, IDLE = -1, -2, 0  # segment codes; a positive code is a tid
 TENURE = -3  # the qdisc's dequeuer role, drawn in the band above a strip
-Tenure = tuple[int, int, int, str]  # (start, end, packets dequeued, exit reason)
+_REASONS: dict[str, int] = {}  # a dequeuer's exit reasons, numbered as they come (a tenure row holds ints)
+
+
+def reason_code(reason: str) -> int:
+    return _REASONS.setdefault(reason, len(_REASONS))
+
+
+def exit_reason(code: int) -> str:
+    """The exit reason numbered ``code`` by ``reason_code``."""
+    return next((reason for reason, k in _REASONS.items() if k == code), "")
 
 
 def time_to_x(t_ns: float, now_ns: int, window_ns: int, x0: float, width: float) -> float:
@@ -64,12 +77,40 @@ def pixel_runs(
     return out
 
 
+def bar_runs(
+    spans: np.ndarray | Sequence[tuple[int, ...]],
+    now_ns: int,
+    window_ns: int,
+    x0: float,
+    width: float,
+    code: int = TENURE,
+) -> list[tuple[int, int, int]]:
+    """``pixel_runs`` of spans (rows ``(start, end, …)``) that all have ``code``, on whole arrays: a
+    lane's dequeuer turns are hundreds a window, and a frame redraws them all."""
+    if not len(spans):
+        return []
+    a = np.asarray(spans, dtype=np.float64).reshape(len(spans), -1)
+    lo = now_ns - window_ns
+    a = a[(a[:, 1] > lo) & (a[:, 0] < now_ns)]
+    xa = np.rint(x0 + width * (1.0 - (now_ns - np.maximum(a[:, 0], lo)) / window_ns))
+    xb = np.rint(x0 + width * (1.0 - (now_ns - np.minimum(a[:, 1], now_ns)) / window_ns))
+    xb = np.maximum(xb, xa + 1)  # a pixel at least
+    xa = np.maximum(xa, np.maximum.accumulate(np.concatenate(([-np.inf], xb[:-1]))))  # each column once
+    kept = xb > xa
+    xa, xb = xa[kept], xb[kept]
+    if not xa.size:
+        return []
+    firsts = np.flatnonzero(np.concatenate(([True], xa[1:] != xb[:-1])))  # touching bars are one run
+    lasts = np.concatenate((firsts[1:], [xa.size])) - 1
+    return [(int(p), int(q), code) for p, q in zip(xa[firsts].tolist(), xb[lasts].tolist(), strict=True)]
+
+
 SHADES = 4  # a crowded interrupt column is drawn at 1/4, 2/4, 3/4 or full strength
 CROWD_PX = 4  # interrupts closer than this many pixels apart on average are crowded
 
 
 def irq_runs(
-    entries: Sequence[tuple[int, int, int]], now_ns: int, window_ns: int, x0: float, width: float
+    entries: np.ndarray | Sequence[tuple[int, int, int]], now_ns: int, window_ns: int, x0: float, width: float
 ) -> list[tuple[int, int, int, float]]:
     """Interrupts (``(start, hardirq end, end)`` entries, oldest first, none overlapping) as pixel runs
     ``(xa, xb, code, strength)``. Sparse ones (at most one for every ``CROWD_PX`` pixels) are
@@ -78,29 +119,36 @@ def irq_runs(
     solid band at one pixel each: there each column takes the kind (hardirq or softirq) with more of its
     time and a strength from the share of the column they fill together, rounded up to a quarter."""
     lo = now_ns - window_ns
-    shown = [e for e in entries if e[2] > lo and e[0] < now_ns]
-    if len(shown) * CROWD_PX <= width:
-        return [
-            (xa, xb, code, 1.0) for xa, xb, code in pixel_runs(_split(shown), now_ns, window_ns, x0, width)
-        ]
+    rows = np.asarray(entries, dtype=np.int64).reshape(len(entries), 3)
+    rows = rows[rows[:, 2] > lo]
+    if len(rows) * CROWD_PX <= width:
+        segments = _split(rows.tolist())
+        return [(xa, xb, code, 1.0) for xa, xb, code in pixel_runs(segments, now_ns, window_ns, x0, width)]
     cols = int(width)
     edges = lo + np.arange(cols + 1) * (window_ns / width)  # the columns' boundaries, in ns
-    spans = np.asarray(shown, dtype=np.float64)
+    spans = rows.astype(np.float64)
     hard = np.diff(_time_in(spans[:, 0], spans[:, 1], edges))
     soft = np.diff(_time_in(spans[:, 1], spans[:, 2], edges))
     total = hard + soft
     busy = np.flatnonzero(total > 0)
     codes = np.where(hard[busy] >= soft[busy], HARDIRQ, SOFTIRQ)
-    levels = np.minimum(np.ceil(total[busy] * SHADES / (window_ns / width) - 1e-9), SHADES)
-    out: list[tuple[int, int, int, float]] = []
+    levels = np.clip(np.ceil(total[busy] * SHADES / (window_ns / width) - 1e-9), 1, SHADES)
+    # A run ends where the next busy column is not its neighbour or differs in kind or strength.
+    key = codes * (SHADES + 1) + levels
+    breaks = np.flatnonzero((np.diff(busy) != 1) | (np.diff(key) != 0)) + 1
+    firsts = np.concatenate(([0], breaks)) if busy.size else breaks
+    lasts = np.concatenate((breaks, [busy.size])) - 1 if busy.size else breaks
     left = round(x0)
-    for col, code, level in zip(busy.tolist(), codes.tolist(), levels.tolist(), strict=True):
-        xa, strength = left + col, max(level, 1.0) / SHADES
-        if out and out[-1][1] == xa and out[-1][2] == code and out[-1][3] == strength:
-            out[-1] = (out[-1][0], xa + 1, code, strength)
-        else:
-            out.append((xa, xa + 1, code, strength))
-    return out
+    return [
+        (left + a, left + b + 1, code, level / SHADES)
+        for a, b, code, level in zip(
+            busy[firsts].tolist(),
+            busy[lasts].tolist(),
+            codes[firsts].tolist(),
+            levels[firsts].tolist(),
+            strict=True,
+        )
+    ]
 
 
 def _time_in(starts: np.ndarray, ends: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -113,7 +161,7 @@ def _time_in(starts: np.ndarray, ends: np.ndarray, at: np.ndarray) -> np.ndarray
     return np.where(k >= 0, before[np.maximum(k, 0)] + inside, 0.0)
 
 
-def _split(entries: Iterable[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+def _split(entries: Iterable[Sequence[int]]) -> list[tuple[int, int, int]]:
     """Interrupt entries as hardirq and softirq segments (a softirq alone has no hard part)."""
     out: list[tuple[int, int, int]] = []
     for start, hard_end, end in entries:
@@ -153,14 +201,10 @@ def quiet_rows(quiet: Sequence[bool]) -> list[tuple[int, int]]:
 
 
 def _newest(items: deque[Any], after_ns: int, end: int) -> list[Any]:
-    """The items of a time-ordered deque whose field ``end`` is after ``after_ns``, oldest first."""
-    out = []
-    for item in reversed(items):
-        if item[end] <= after_ns:
-            break
-        out.append(item)
-    out.reverse()
-    return out
+    """The items of a time-ordered deque whose field ``end`` is after ``after_ns``, oldest first: found
+    by a binary search and copied in C (a busy 2011 lane keeps thousands, and a frame reads them all)."""
+    first = bisect_right(items, after_ns, key=itemgetter(end))
+    return list(islice(items, first, None))
 
 
 class LaneHistory:
@@ -172,11 +216,11 @@ class LaneHistory:
 
     def __init__(self, maxlen: int = HISTORY_MAX) -> None:
         self.segments: deque[tuple[int, int, int]] = deque(maxlen=maxlen)
-        self.irqs: deque[tuple[int, int, int]] = deque(maxlen=max(maxlen, IRQS_MAX))
+        self.irqs = SpanLog(3, max(maxlen, IRQS_MAX), end=2)  # (start, hardirq end, end)
         self.yields: deque[tuple[int, bool]] = deque(maxlen=YIELDS_MAX)
-        # The qdisc's dequeuer role on this CPU: (start, end, packets, why it stopped), and since when the
-        # tenure in progress runs (None: the CPU does not dequeue now).
-        self.tenures: deque[Tenure] = deque(maxlen=maxlen)
+        # The qdisc's dequeuer role on this CPU: (start, end, packets, why it stopped: ``exit_reason``),
+        # and since when the tenure in progress runs (None: the CPU does not dequeue now).
+        self.tenures = SpanLog(4, maxlen, end=1)
         self.open_tenure: int | None = None
         self.open_code: int | None = None  # what runs since open_start (None: not known yet)
         self.open_start = 0
@@ -229,25 +273,23 @@ class LaneHistory:
         begins where the last ended continues it where nothing is lost by that (a softirq after it, a
         hardirq after a hardirq), so an open context's stretches cost one entry, not one each."""
         irqs = self.irqs
-        if irqs and irqs[-1][2] == start:
+        if irqs:
             first, hard_end, end = irqs[-1]
-            if hard_ns == 0:
-                irqs[-1] = (first, hard_end, end + soft_ns)
+            if end == start and hard_ns == 0:
+                irqs.set_last((first, hard_end, end + soft_ns))
                 return
-            if hard_end == end:
-                irqs[-1] = (first, end + hard_ns, end + hard_ns + soft_ns)
+            if end == start and hard_end == end:
+                irqs.set_last((first, end + hard_ns, end + hard_ns + soft_ns))
                 return
         irqs.append((start, start + hard_ns, start + hard_ns + soft_ns))
 
     def prune(self, before_ns: int) -> None:
         while self.segments and self.segments[0][1] < before_ns:
             self.segments.popleft()
-        while self.irqs and self.irqs[0][2] < before_ns:
-            self.irqs.popleft()
+        self.irqs.drop_ending_before(before_ns)
         while self.yields and self.yields[0][0] < before_ns:
             self.yields.popleft()
-        while self.tenures and self.tenures[0][1] < before_ns:
-            self.tenures.popleft()
+        self.tenures.drop_ending_before(before_ns)
 
     def task_segments(self, now_ns: int, after_ns: int | None = None) -> list[tuple[int, int, int]]:
         """Closed segments plus the open one, up to ``now_ns``; with ``after_ns``, only those that end
@@ -261,32 +303,32 @@ class LaneHistory:
         """From when on the lane still knows every interrupt: the oldest it keeps once it has had to let
         older ones go, else 0."""
         irqs = self.irqs
-        return irqs[0][0] if irqs and len(irqs) == irqs.maxlen else 0
+        return irqs[0][0] if len(irqs) == irqs.maxlen else 0
 
-    def irq_entries(
-        self, after_ns: int | None = None, now_ns: int | None = None
-    ) -> list[tuple[int, int, int]]:
-        """Interrupts as ``(start, hardirq end, end)``, oldest first; with ``now_ns``, the open context's
-        stretch in progress up to it too (the trace records a stretch when it ends)."""
-        out = list(self.irqs) if after_ns is None else _newest(self.irqs, after_ns, 2)
+    def irq_entries(self, after_ns: int | None = None, now_ns: int | None = None) -> np.ndarray:
+        """Interrupts as rows ``(start, hardirq end, end)``, oldest first (those that end after
+        ``after_ns``); with ``now_ns``, the open context's stretch in progress up to it too (the trace
+        records a stretch when it ends)."""
+        rows = self.irqs.ending_after(-1 if after_ns is None else after_ns)
         if now_ns is not None and self.open_irq is not None and now_ns > self.open_irq[0]:
             since, code = self.open_irq
-            out.append((since, now_ns, now_ns) if code == HARDIRQ else (since, since, now_ns))
-        return out
+            last = (since, now_ns, now_ns) if code == HARDIRQ else (since, since, now_ns)
+            rows = np.vstack((rows, np.array([last], dtype=np.int64)))
+        return rows
 
     def irq_segments(
         self, after_ns: int | None = None, now_ns: int | None = None
     ) -> list[tuple[int, int, int]]:
         """``irq_entries`` as hardirq and softirq segments."""
-        return _split(self.irq_entries(after_ns, now_ns))
+        return _split(self.irq_entries(after_ns, now_ns).tolist())
 
-    def tenure_spans(self, after_ns: int, now_ns: int) -> list[tuple[int, int, int]]:
+    def tenure_spans(self, after_ns: int, now_ns: int) -> np.ndarray:
         """The dequeuer tenures that end after ``after_ns``, the one in progress up to ``now_ns`` too, as
-        ``(start, end, TENURE)`` segments for ``pixel_runs``."""
-        out = [(t[0], t[1], TENURE) for t in _newest(self.tenures, after_ns, 1)]
+        rows ``(start, end, …)`` for ``bar_runs``."""
+        rows = self.tenures.ending_after(after_ns)
         if self.open_tenure is not None and now_ns > self.open_tenure:
-            out.append((self.open_tenure, now_ns, TENURE))
-        return out
+            rows = np.vstack((rows, np.array([(self.open_tenure, now_ns, 0, -1)], dtype=np.int64)))
+        return rows
 
 
 class Ingested(NamedTuple):
@@ -324,6 +366,6 @@ def ingest(
             lane.yields.append((r.t_ns, r.switched))
             yields = True
         elif isinstance(r, TenureRecord) and r.t_ns + r.dur_ns >= cutoff_ns:
-            lane.tenures.append((r.t_ns, r.t_ns + r.dur_ns, r.packets, r.exit_reason))
+            lane.tenures.append((r.t_ns, r.t_ns + r.dur_ns, r.packets, reason_code(r.exit_reason)))
             tenures = True
     return Ingested(counted, yields, tenures)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gui.draw.formats import exact_duration, exact_time, format_duration
-from gui.draw.lane_history import LaneHistory
+from gui.draw.lane_history import LaneHistory, exit_reason
 from gui.draw.step_words import EXIT_WORDS
 from model.snapshot import CpuView
 
@@ -50,8 +50,9 @@ def describe_tenure(i: int, lane: LaneHistory, t: float, now_ns: int) -> str:
     if lane.open_tenure is not None and lane.open_tenure <= t <= now_ns:
         since, held = lane.open_tenure, format_duration(now_ns - lane.open_tenure)
         return f"CPU {i} holds the dequeuer role since t = {exact_time(since)} ({held})"
-    for start, end, packets, reason in lane.tenures:
+    for start, end, packets, code in lane.tenures:
         if start <= t < end:
+            reason = exit_reason(code)
             why = EXIT_WORDS.get(reason, reason)
             return (
                 f"CPU {i} held the dequeuer role from t = {exact_time(start)} for "

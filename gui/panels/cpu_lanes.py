@@ -30,6 +30,7 @@ from gui.draw.lane_history import (
     HARDIRQ,
     SOFTIRQ,
     LaneHistory,
+    bar_runs,
     ingest,
     irq_runs,
     pixel_runs,
@@ -383,7 +384,7 @@ class CpuLanesPanel(HoverTipsPanel):
                 pixel_runs(lane.task_segments(self._now_ns, now - win), now, win, x0, strip_w),
                 irq_runs(lane.irq_entries(now - win, self._now_ns), now, win, x0, strip_w),
                 yield_columns(lane.yields, now, win, x0, strip_w, YIELD_SPACING),
-                pixel_runs(lane.tenure_spans(now - win, self._now_ns), now, win, x0, strip_w),
+                bar_runs(lane.tenure_spans(now - win, self._now_ns), now, win, x0, strip_w),
             )
             for lane in lanes
         ]
