@@ -67,6 +67,9 @@ class ShortcutsFirst(QObject):
                 self.rest.setFocus()
                 return True
             return False
+        if event.key() == 0x01000000:  # Escape: the field's (it leaves it below), not the window's shortcut
+            event.accept()
+            return True
         pressed = QKeySequence(event.keyCombination())
         if pressed in self._shortcuts():
             self._commit(field)

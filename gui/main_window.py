@@ -332,6 +332,12 @@ class MainWindow(QMainWindow):
         )
         self.statusBar().showMessage(words, FOLLOW_MESSAGE_MS)
 
+    def clear_marks(self) -> None:
+        """Escape: no interval measured on the lanes, no task followed."""
+        self.cpu_lanes.set_measured(None)
+        self.cpu_lanes.follow(0)
+        self.runqueue.follow(0)
+
     def _on_restarted(self, scenario: Scenario) -> None:
         for panel in self.panels.values():
             panel.reset()

@@ -78,6 +78,7 @@ def _playback_menu(window: Any, menu: QMenu) -> None:
 def _view_menu(window: Any, menu: QMenu) -> tuple[QAction, dict[str, QAction]]:
     fullscreen_action = menu_action(window, menu, "Full screen", "F11", window.toggle_full_screen)
     fullscreen_action.setCheckable(True)
+    menu_action(window, menu, "Clear the interval and the task followed", "Escape", window.clear_marks)
     menu.addSeparator()
     mode_actions: dict[str, QAction] = {}
     modes = QActionGroup(window)

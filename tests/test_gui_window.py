@@ -933,3 +933,16 @@ def test_a_click_on_a_task_follows_it_in_the_lanes_and_the_run_queue(window: Mai
     lanes.task_clicked.emit(data)
     window.playback.reset()  # a new run: its tasks are not the old ones
     assert lanes.followed == 0 and window.runqueue.followed == 0
+
+
+def test_escape_clears_the_interval_and_the_task_followed(window: MainWindow, qtbot) -> None:
+    from gui.draw.lane_measure import Interval
+
+    frames(window, 30)
+    window.cpu_lanes.set_measured(Interval(1_000_000, 2_000_000))
+    window.follow_task(1)
+    assert window.cpu_lanes.measured is not None and window.runqueue.followed == 1
+    activate(window, qtbot)
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    assert window.cpu_lanes.measured is None
+    assert window.cpu_lanes.followed == 0 and window.runqueue.followed == 0

@@ -12,7 +12,7 @@ from PySide6.QtCore import qVersion
 import model
 
 EXTRA_KEYS = (  # keys that are no menu item, and what the mouse does on the CPU lanes
-    ("Keyboard", "Escape", "leave a text field, keeping its value"),
+    ("Keyboard", "Escape", "in a text field: leave it, keeping its value"),
     ("Keyboard", "Tab", "move between the settings"),
     ("Mouse", "Wheel", "zoom the CPU lanes"),
     ("Mouse", "Drag", "lanes: back in time"),
