@@ -84,7 +84,8 @@ def lanes_top(legend_h: float) -> float:
 GESTURES = (  # the time axis's tip: what the strips answer to
     "On the strips: the wheel zooms about the pointer, a drag goes back in time, a double-click returns "
     "to now; Shift+drag marks an interval and hovering in it says how each CPU spent it, Shift+click "
-    "clears it; a click on a task follows it on every CPU and in the run queue, another click stops."
+    "clears it; a click on a task follows it on every CPU and in the run queue, another click stops; "
+    "Escape clears both."
 )
 
 
