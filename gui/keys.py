@@ -16,6 +16,8 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QWidget
 
+ESCAPE = 0x01000000  # Qt.Key.Key_Escape
+
 
 def _field(widget: QWidget | None) -> QWidget | None:
     """The text field ``widget`` belongs to (a spin box's line edit belongs to its spin box)."""
@@ -62,12 +64,12 @@ class ShortcutsFirst(QObject):
         if field is None or field.window() is not self.window or not isinstance(event, QKeyEvent):
             return False
         if kind == QEvent.Type.KeyPress:
-            if event.key() == 0x01000000:  # Qt.Key.Key_Escape: leave the field
+            if event.key() == ESCAPE:  # leave the field
                 self._commit(field)
                 self.rest.setFocus()
                 return True
             return False
-        if event.key() == 0x01000000:  # Escape: the field's (it leaves it below), not the window's shortcut
+        if event.key() == ESCAPE:  # to the field as a key press (which leaves it), not to a shortcut
             event.accept()
             return True
         pressed = QKeySequence(event.keyCombination())

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from gui.draw.span_log import SpanLog
+from model.net.txconfig import EXIT_REASONS
 from model.snapshot import IrqRecord, SwitchRecord, TenureRecord, TraceRecord, YieldRecord
 
 HISTORY_MAX = 4096  # segments kept per CPU
@@ -28,16 +29,6 @@ IRQS_MAX = 16384
 YIELDS_MAX = 2048
 HARDIRQ, SOFTIRQ, IDLE = -1, -2, 0  # segment codes; a positive code is a tid
 TENURE = -3  # the qdisc's dequeuer role, drawn in the band above a strip
-_REASONS: dict[str, int] = {}  # a dequeuer's exit reasons, numbered as they come (a tenure row holds ints)
-
-
-def reason_code(reason: str) -> int:
-    return _REASONS.setdefault(reason, len(_REASONS))
-
-
-def exit_reason(code: int) -> str:
-    """The exit reason numbered ``code`` by ``reason_code``."""
-    return next((reason for reason, k in _REASONS.items() if k == code), "")
 
 
 def time_to_x(t_ns: float, now_ns: int, window_ns: int, x0: float, width: float) -> float:
@@ -136,8 +127,10 @@ def irq_runs(
     # A run ends where the next busy column is not its neighbour or differs in kind or strength.
     key = codes * (SHADES + 1) + levels
     breaks = np.flatnonzero((np.diff(busy) != 1) | (np.diff(key) != 0)) + 1
-    firsts = np.concatenate(([0], breaks)) if busy.size else breaks
-    lasts = np.concatenate((breaks, [busy.size])) - 1 if busy.size else breaks
+    if not busy.size:
+        return []
+    firsts = np.concatenate(([0], breaks))
+    lasts = np.concatenate((breaks, [busy.size])) - 1
     left = round(x0)
     return [
         (left + a, left + b + 1, code, level / SHADES)
@@ -218,8 +211,8 @@ class LaneHistory:
         self.segments: deque[tuple[int, int, int]] = deque(maxlen=maxlen)
         self.irqs = SpanLog(3, max(maxlen, IRQS_MAX), end=2)  # (start, hardirq end, end)
         self.yields: deque[tuple[int, bool]] = deque(maxlen=YIELDS_MAX)
-        # The qdisc's dequeuer role on this CPU: (start, end, packets, why it stopped: ``exit_reason``),
-        # and since when the tenure in progress runs (None: the CPU does not dequeue now).
+        # The qdisc's dequeuer role on this CPU: (start, end, packets, why it stopped: its index in
+        # EXIT_REASONS), and since when the tenure in progress runs (None: the CPU does not dequeue now).
         self.tenures = SpanLog(4, maxlen, end=1)
         self.open_tenure: int | None = None
         self.open_code: int | None = None  # what runs since open_start (None: not known yet)
@@ -366,6 +359,6 @@ def ingest(
             lane.yields.append((r.t_ns, r.switched))
             yields = True
         elif isinstance(r, TenureRecord) and r.t_ns + r.dur_ns >= cutoff_ns:
-            lane.tenures.append((r.t_ns, r.t_ns + r.dur_ns, r.packets, reason_code(r.exit_reason)))
+            lane.tenures.append((r.t_ns, r.t_ns + r.dur_ns, r.packets, EXIT_REASONS.index(r.exit_reason)))
             tenures = True
     return Ingested(counted, yields, tenures)

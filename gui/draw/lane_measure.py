@@ -1,7 +1,8 @@
 """An interval measured on the CPU lanes, as trace viewers have it (Perfetto's area selection, KernelShark's
 A/B markers): a Shift+drag across the strips marks where it starts and where it ends, in simulated
 time, so the marks move with the strip; a Shift+click without a drag clears them. The strips show the
-interval shaded with its length; the pointer's tip in it says how each CPU spent it.
+interval between two dashed lines, its length in a bar above; the pointer's tip in it says how each CPU
+spent it.
 
 How a CPU spent it is read from what its lane keeps (``gui.draw.lane_history``), so it is what the strip
 draws: an interrupt's time is taken from the task it interrupted, as the model charges it, and stretches

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gui.draw.formats import exact_duration, exact_time, format_duration
-from gui.draw.lane_history import LaneHistory, exit_reason
+from gui.draw.lane_history import LaneHistory
 from gui.draw.step_words import EXIT_WORDS
+from model.net.txconfig import EXIT_REASONS
 from model.snapshot import CpuView
 
 
@@ -26,6 +27,21 @@ def describe_head(i: int, cpu: CpuView | None, names: Mapping[int, str], dequeue
     return "; ".join(parts)
 
 
+def describe_tenure(i: int, lane: LaneHistory, t: float, now_ns: int) -> str:
+    """The dequeuer tenure of CPU ``i`` at ``t``: when, how long, how many packets, why it stopped."""
+    if lane.open_tenure is not None and lane.open_tenure <= t <= now_ns:
+        since, held = lane.open_tenure, format_duration(now_ns - lane.open_tenure)
+        return f"CPU {i} holds the dequeuer role since t = {exact_time(since)} ({held})"
+    for start, end, packets, reason in lane.tenures:
+        if start <= t < end:
+            why = EXIT_WORDS.get(EXIT_REASONS[reason], EXIT_REASONS[reason])
+            return (
+                f"CPU {i} held the dequeuer role from t = {exact_time(start)} for "
+                f"{format_duration(end - start)}: {packets} packets, then {why}"
+            )
+    return ""
+
+
 def describe_strip(
     i: int,
     lane: LaneHistory,
@@ -38,39 +54,7 @@ def describe_strip(
 ) -> str:
     """What lane ``i`` shows at instant ``t`` (``px_ns`` ns to a pixel, run time ``now_ns``): a yield
     within three pixels, else the interrupt, else the task's stretch there; "" where nothing is. A
-    stretch shorter than three merge quanta (``quantum_ns``) may hold shorter ones merged into it.
-    Inside a tenure of the qdisc's dequeuer role, a line on it follows."""
-    here = _describe_at(i, lane, t, px_ns=px_ns, now_ns=now_ns, quantum_ns=quantum_ns, names=names)
-    tenure = describe_tenure(i, lane, t, now_ns)
-    return "\n".join(words for words in (here, tenure) if words)
-
-
-def describe_tenure(i: int, lane: LaneHistory, t: float, now_ns: int) -> str:
-    """The dequeuer tenure of CPU ``i`` at ``t``: when, how long, how many packets, why it stopped."""
-    if lane.open_tenure is not None and lane.open_tenure <= t <= now_ns:
-        since, held = lane.open_tenure, format_duration(now_ns - lane.open_tenure)
-        return f"CPU {i} holds the dequeuer role since t = {exact_time(since)} ({held})"
-    for start, end, packets, code in lane.tenures:
-        if start <= t < end:
-            reason = exit_reason(code)
-            why = EXIT_WORDS.get(reason, reason)
-            return (
-                f"CPU {i} held the dequeuer role from t = {exact_time(start)} for "
-                f"{format_duration(end - start)}: {packets} packets, then {why}"
-            )
-    return ""
-
-
-def _describe_at(
-    i: int,
-    lane: LaneHistory,
-    t: float,
-    *,
-    px_ns: float,
-    now_ns: int,
-    quantum_ns: int,
-    names: Mapping[int, str],
-) -> str:
+    stretch shorter than three merge quanta (``quantum_ns``) may hold shorter ones merged into it."""
     for yt, switched in lane.yields:
         if abs(yt - t) <= 3 * px_ns:
             kept = "gave the CPU up" if switched else "kept the CPU"

@@ -49,7 +49,7 @@ from gui.draw.lane_painting import (
     shown_code,
     veil_others,
 )
-from gui.draw.lane_tips import describe_head, describe_strip
+from gui.draw.lane_tips import describe_head, describe_strip, describe_tenure
 from gui.draw.lane_window import DEFAULT_WINDOW_NS, ShownWindow, choose_window_ns, decay_density, zoom_window
 from gui.draw.layer_cache import LayerCache
 from gui.panels.base import HoverTipsPanel
@@ -551,6 +551,8 @@ class CpuLanesPanel(HoverTipsPanel):
             quantum_ns=self._quantum(),
             names=self._names,
         )
+        tenure = describe_tenure(i, self.lanes[i], t, self._now_ns)
+        here = "\n".join(words for words in (here, tenure) if words)
         return "\n\n".join(words for words in (spent, here) if words)
 
     def tid_at(self, pos: QPointF) -> int:

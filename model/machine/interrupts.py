@@ -140,13 +140,12 @@ class Interrupts(Sleeping):
 
     def _charge_open(self, cpu: Cpu) -> None:
         now = self.q.now_ns
-        mark = cpu.open_mark_ns
+        mark, piece = cpu.open_mark_ns, now - cpu.open_mark_ns
         hard = cpu.open_irq[-1] == IRQ_HARD
         if hard:
-            cpu.hardirq_ns += now - mark
+            cpu.hardirq_ns += piece
         else:
-            cpu.softirq_ns += now - mark
+            cpu.softirq_ns += piece
         cpu.open_mark_ns = now
-        if self.tracing and now > mark:  # the piece just charged, for the lanes and the trace
-            piece = now - mark
+        if self.tracing and piece > 0:  # the piece just charged, for the lanes and the trace
             self.trace.add(IrqRecord(mark, cpu.index, piece if hard else 0, 0 if hard else piece, True))
