@@ -147,6 +147,23 @@ def test_window_follows_density_with_hysteresis() -> None:
     assert lw.choose_window_ns(1.0, 50_000_000) == min(lw.WINDOW_LADDER_NS)
 
 
+def test_strip_clock_pans_within_what_is_kept_and_a_restart_keeps_a_fixed_width() -> None:
+    clock = lw.StripClock(pan_windows=8)
+    clock.fix(1_000_000)
+    clock.observe(100_000_000, 0)
+    clock.pan(50_000_000)
+    assert clock.offset_ns == 8_000_000 and clock.end_ns == 92_000_000  # eight windows back at most
+    assert clock.time_at(0.5) == 91_500_000 and clock.kept_ns == 10_000_000
+    clock.zoom(1.0, 2.0)
+    assert clock.window_ns == 2_000_000 and clock.end_ns == 92_000_000  # about the end: it stays put
+    clock.restart()
+    assert (clock.window_ns, clock.offset_ns, clock.now_ns, clock.last_ns) == (2_000_000, 0, 0, None)
+    clock.pan(5)
+    assert clock.offset_ns == 0  # nothing before the start to pan to
+    clock.live()
+    assert clock.window_ns == lw.DEFAULT_WINDOW_NS
+
+
 def test_pixel_runs_clip_merge_and_own_each_column_once() -> None:
     # 400 alternating 1-ns segments inside one pixel (1000 ns): one run, not 400.
     tiny = [(10_000 + k, 10_001 + k, 1 + k % 2) for k in range(400)]
@@ -423,7 +440,7 @@ def test_lanes_window_reset_and_dequeuer(lanes: CpuLanesPanel) -> None:
     lanes.render(snap)
     assert lanes.window_ns == 5_000_000
     lanes.set_window_ns(None)
-    assert lanes.window_ns == lanes._auto_window_ns
+    assert lanes.window_ns == lanes.clock.auto_ns
     qdisc = QdiscView(
         "prio", (BandView(0, 1, 100, 5, 0, ((0, 1),)),), 6, 5, 0, 0, 1, (5,), (6,), 0, -1, (), -1,
         "time", 64, 3, (), "dummy", 0, 0, False, 1.0,

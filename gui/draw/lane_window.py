@@ -65,3 +65,69 @@ def zoom_window(window_ns: int, end_ns: int, frac: float, factor: float) -> tupl
     anchor_t = end_ns - (1.0 - frac) * window_ns
     new_win = int(min(max(window_ns * factor, ZOOM_BOUNDS_NS[0]), ZOOM_BOUNDS_NS[1]))
     return new_win, anchor_t + (1.0 - frac) * new_win
+
+
+class StripClock:
+    """The strips' window of simulated time as the user moves it: chosen from the density of records
+    unless fixed (``fix``, the wheel), panned up to ``pan_windows`` windows into the past, back to now
+    and the automatic width (``live``). Plain numbers: the panel turns pixels into fractions."""
+
+    def __init__(self, pan_windows: int) -> None:
+        self.pan_windows = pan_windows
+        self.fixed_ns: int | None = None
+        self.restart()
+
+    def restart(self) -> None:
+        """Forget the run (a new one begins); a width the user fixed stays."""
+        self.auto_ns = DEFAULT_WINDOW_NS
+        self.offset_ns = 0  # panned into the past: the strip ends this long before now
+        self.now_ns = 0
+        self.last_ns: int | None = None  # the instant of the previous observation
+        self._density = (0.0, 0.0)  # (records, ns), decayed over about one window of simulated time
+
+    @property
+    def window_ns(self) -> int:
+        return self.fixed_ns or self.auto_ns
+
+    @property
+    def end_ns(self) -> int:
+        """Where the strip ends: now, or earlier when panned into the past."""
+        return max(self.now_ns - self.offset_ns, 0)
+
+    @property
+    def shown(self) -> ShownWindow:
+        return ShownWindow(self.window_ns, self.end_ns, self.now_ns, self.offset_ns)
+
+    @property
+    def kept_ns(self) -> int:
+        """How much of the past to keep: enough to pan back ``pan_windows`` windows (and two spare)."""
+        return (self.pan_windows + 2) * self.window_ns
+
+    def observe(self, now_ns: int, records: int) -> None:
+        """``records`` more switches and interrupts came by ``now_ns``: the automatic width follows."""
+        if self.last_ns is not None and now_ns > self.last_ns:
+            self._density = decay_density(self._density, records, now_ns - self.last_ns, self.auto_ns)
+            seen, span = self._density
+            self.auto_ns = choose_window_ns(seen / span, self.auto_ns)
+        self.now_ns = self.last_ns = now_ns
+
+    def fix(self, window_ns: int | None) -> None:
+        """Show ``window_ns`` (None or 0: the automatic width)."""
+        self.fixed_ns = int(window_ns) if window_ns else None
+
+    def pan(self, offset_ns: int) -> None:
+        """End the strip ``offset_ns`` before now (0: live), within the history kept."""
+        self.offset_ns = max(0, min(offset_ns, self.pan_windows * self.window_ns, self.now_ns))
+
+    def zoom(self, frac: float, factor: float) -> None:
+        """``factor`` times the width, keeping the instant at fraction ``frac`` of the strip in place."""
+        self.fixed_ns, end = zoom_window(self.window_ns, self.end_ns, frac, factor)
+        self.pan(int(self.now_ns - end))
+
+    def live(self) -> None:
+        """Back to now and the automatic width."""
+        self.offset_ns, self.fixed_ns = 0, None
+
+    def time_at(self, frac: float) -> float:
+        """The instant at fraction ``frac`` of the strip (0: its left edge, 1: its end)."""
+        return self.end_ns - (1.0 - frac) * self.window_ns

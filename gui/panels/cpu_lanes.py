@@ -50,7 +50,7 @@ from gui.draw.lane_painting import (
     veil_others,
 )
 from gui.draw.lane_tips import describe_head, describe_strip, describe_tenure
-from gui.draw.lane_window import DEFAULT_WINDOW_NS, ShownWindow, choose_window_ns, decay_density, zoom_window
+from gui.draw.lane_window import ShownWindow, StripClock
 from gui.draw.layer_cache import LayerCache
 from gui.panels.base import HoverTipsPanel
 from model.metrics import KERNEL_ROLES
@@ -105,8 +105,7 @@ class CpuLanesPanel(HoverTipsPanel):
         big = QFont(bold)
         big.setPointSize(13)
         self._fonts = LaneFonts(font, bold, big)
-        self._fixed_window_ns: int | None = None
-        self._offset_ns = 0  # panned into the past: the strip ends this long before now
+        self.clock = StripClock(MAX_PAN_WINDOWS)
         self._drag: tuple[float, int] | None = None  # (x where a drag began, offset then)
         self._dragged = False
         self._marking: tuple[float, float] | None = None  # a Shift+drag: (x where it began, its instant)
@@ -125,14 +124,10 @@ class CpuLanesPanel(HoverTipsPanel):
     def reset(self) -> None:
         """Forget all history (after a restart)."""
         self.lanes: list[LaneHistory] = []
-        self._offset_ns = 0
+        self.clock.restart()
         self._names: dict[int, str] = {}
         self._kernel: frozenset[int] = frozenset()  # per-CPU kernel threads: not counted against the lanes
         self._cpus: tuple[CpuView, ...] = ()
-        self._now_ns = 0
-        self._last_t: int | None = None
-        self._auto_window_ns = DEFAULT_WINDOW_NS
-        self._density = (0.0, 0.0)  # (records, ns), decayed over about one window of simulated time
         self._dequeuer = -1
         self._yields_seen = False
         self._tenures_seen = False  # the dequeuer's tenures: the band above the strips and the legend
@@ -155,49 +150,42 @@ class CpuLanesPanel(HoverTipsPanel):
 
     def set_window_ns(self, window_ns: int | None) -> None:
         """Show the last ``window_ns`` of simulated time; ``None`` or 0 chooses from the event density."""
-        self._fixed_window_ns = int(window_ns) if window_ns else None
+        self.clock.fix(window_ns)
         self._relayout()
 
     @property
     def window_ns(self) -> int:
-        return self._fixed_window_ns or self._auto_window_ns
+        return self.clock.window_ns
 
     @property
     def view_end_ns(self) -> int:
         """Where the strip ends: now, or earlier when panned into the past."""
-        return max(self._now_ns - self._offset_ns, 0)
+        return self.clock.end_ns
 
     @property
     def shown(self) -> ShownWindow:
         """What the strips show: the window, where it ends, now, and how far it is panned."""
-        return ShownWindow(self.window_ns, self.view_end_ns, self._now_ns, self._offset_ns)
+        return self.clock.shown
 
     @property
     def kept_ns(self) -> int:
         """How much of the past the lanes keep: enough to pan back ``MAX_PAN_WINDOWS`` windows."""
-        return (MAX_PAN_WINDOWS + 2) * self.window_ns
+        return self.clock.kept_ns
 
     def zoom_strip(self, factor: float, anchor_x: float | None = None) -> None:
         """Show ``factor`` times the time (wheel): about the instant under ``anchor_x``, else the end."""
-        _, _, _, strip_w = self._geometry()
-        x0, win = LEFT_W + PAD, self.window_ns
-        frac = 1.0 if anchor_x is None else min(max((anchor_x - x0) / strip_w, 0.0), 1.0)
-        self._fixed_window_ns, end = zoom_window(win, self.view_end_ns, frac, factor)
-        self._offset_ns = self._clamp_offset(int(self._now_ns - end))
+        self.clock.zoom(1.0 if anchor_x is None else min(max(self._strip_frac(anchor_x), 0.0), 1.0), factor)
         self._relayout()
 
     def pan(self, offset_ns: int) -> None:
         """End the strip ``offset_ns`` before now (0: live)."""
-        self._offset_ns = self._clamp_offset(offset_ns)
+        self.clock.pan(offset_ns)
         self._relayout()
 
     def live(self) -> None:
         """Back to now and the automatic window (double-click)."""
-        self._offset_ns, self._fixed_window_ns = 0, None
+        self.clock.live()
         self._relayout()
-
-    def _clamp_offset(self, offset_ns: int) -> int:
-        return max(0, min(offset_ns, MAX_PAN_WINDOWS * self.window_ns, self._now_ns))
 
     @property
     def lane_count(self) -> int:
@@ -212,16 +200,13 @@ class CpuLanesPanel(HoverTipsPanel):
             self.lanes.append(LaneHistory())
         del self.lanes[len(snapshot.cpus) :]
         seen = ingest(self.lanes, snapshot.events, now - self.kept_ns, self._quantum())
-        counted = seen.counted
         self._yields_seen |= seen.yields
         self._tenures_seen |= seen.tenures
-        if self._last_t is not None and now > self._last_t:
-            self._density = decay_density(self._density, counted, now - self._last_t, self._auto_window_ns)
-            records, span = self._density
-            self._auto_window_ns = choose_window_ns(records / span, self._auto_window_ns)
+        previous = self.clock.last_ns
+        self.clock.observe(now, seen.counted)
         for lane, cpu in zip(self.lanes, snapshot.cpus, strict=True):
             if lane.open_code is None:  # nothing switched yet: it has run since the previous frame
-                lane.open_code, lane.open_start = cpu.curr_tid, now if self._last_t is None else self._last_t
+                lane.open_code, lane.open_start = cpu.curr_tid, now if previous is None else previous
             elif lane.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
                 lane.switch(now, cpu.curr_tid, lane.open_code, self._quantum())
             q = snapshot.qdisc
@@ -231,7 +216,7 @@ class CpuLanesPanel(HoverTipsPanel):
             since = cpu.open_irq_since_ns
             lane.open_irq = None if since < 0 else (since, HARDIRQ if cpu.state == "hardirq" else SOFTIRQ)
             lane.prune(now - self.kept_ns)
-        self._cpus, self._now_ns, self._last_t = snapshot.cpus, now, now
+        self._cpus = snapshot.cpus
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
         self._relayout()
 
@@ -382,10 +367,10 @@ class CpuLanesPanel(HoverTipsPanel):
         lanes = [self.lanes[first] for first, _ in self._rows]  # a shared lane is drawn as its first CPU's
         self._runs = [
             (
-                pixel_runs(lane.task_segments(self._now_ns, now - win), now, win, x0, strip_w),
-                irq_runs(lane.irq_entries(now - win, self._now_ns), now, win, x0, strip_w),
+                pixel_runs(lane.task_segments(self.clock.now_ns, now - win), now, win, x0, strip_w),
+                irq_runs(lane.irq_entries(now - win, self.clock.now_ns), now, win, x0, strip_w),
                 yield_columns(lane.yields, now, win, x0, strip_w, YIELD_SPACING),
-                bar_runs(lane.tenure_spans(now - win, self._now_ns), now, win, x0, strip_w),
+                bar_runs(lane.tenure_spans(now - win, self.clock.now_ns), now, win, x0, strip_w),
             )
             for lane in lanes
         ]
@@ -456,10 +441,14 @@ class CpuLanesPanel(HoverTipsPanel):
 
     # ---- input --------------------------------------------------------------------------------------
 
+    def _strip_frac(self, x: float) -> float:
+        """Where logical x falls on the strips: 0 at their left edge, 1 at their end."""
+        _, _, _, strip_w = self._geometry()
+        return (x - LEFT_W - PAD) / strip_w
+
     def _time_at(self, x: float) -> float:
         """The instant drawn at logical x on the strips."""
-        _, _, _, strip_w = self._geometry()
-        return self.view_end_ns - (1.0 - (x - LEFT_W - PAD) / strip_w) * self.window_ns
+        return self.clock.time_at(self._strip_frac(x))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() != Qt.MouseButton.LeftButton:
@@ -468,14 +457,14 @@ class CpuLanesPanel(HoverTipsPanel):
         if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and x >= LEFT_W:
             self._marking = (x, self._time_at(x))
         else:
-            self._drag, self._dragged = (event.position().x(), self._offset_ns), False
+            self._drag, self._dragged = (event.position().x(), self.clock.offset_ns), False
 
     def _mark_to(self, x: float) -> None:
         """A Shift+drag at ``x``: the interval from where it began (none yet while it is a click)."""
         assert self._marking is not None
         x_start, t_start = self._marking
         if abs(x - x_start) >= DRAG_PX:
-            self.set_measured(marked(t_start, self._time_at(x), self._now_ns))
+            self.set_measured(marked(t_start, self._time_at(x), self.clock.now_ns))
             self.interval_marked.emit(self.measured)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
@@ -539,7 +528,7 @@ class CpuLanesPanel(HoverTipsPanel):
         win, t = self.window_ns, self._time_at(pos.x())
         iv = self.measured
         if iv is not None and iv.a_ns <= t <= iv.b_ns:
-            spent = describe_spent(i, iv, time_spent(self.lanes[i], iv, self._now_ns), self._names)
+            spent = describe_spent(i, iv, time_spent(self.lanes[i], iv, self.clock.now_ns), self._names)
         else:
             spent = ""
         here = describe_strip(
@@ -547,11 +536,11 @@ class CpuLanesPanel(HoverTipsPanel):
             self.lanes[i],
             t,
             px_ns=win / strip_w,
-            now_ns=self._now_ns,
+            now_ns=self.clock.now_ns,
             quantum_ns=self._quantum(),
             names=self._names,
         )
-        tenure = describe_tenure(i, self.lanes[i], t, self._now_ns)
+        tenure = describe_tenure(i, self.lanes[i], t, self.clock.now_ns)
         here = "\n".join(words for words in (here, tenure) if words)
         return "\n\n".join(words for words in (spent, here) if words)
 
