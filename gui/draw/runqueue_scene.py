@@ -63,6 +63,7 @@ WIDE_HEADLINE_PX = 760  # a narrower section takes the policy's narrow headline
 PLAIN, BOLD, TITLE = 0, 1, 2
 ALIGN_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 ALIGN_TOP = Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop
+ALIGN_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 # ---- pure helpers ---------------------------------------------------------------------------------
@@ -139,6 +140,29 @@ def bfs_words(e: BfsEntry, jiffies: int) -> str:
     return words
 
 
+def fit_chip(chip: Chip, fm: QFontMetrics, width: float) -> None:
+    """A chip and its tags in ``width``: shorter tags (``shorten_tags``), then none, then no detail
+    line, then the name cut with "…" (the tooltip still says it all)."""
+    shorten_tags(chip, fm, width)
+    if chip.footprint(fm).width() > width:
+        chip.tags = []
+    if chip.rect.width() > width and chip.detail:
+        chip.detail = ""
+        chip.rect.setWidth(fm.horizontalAdvance(chip.title) + 18)
+    if chip.rect.width() > width:
+        chip.title = fm.elidedText(chip.title, Qt.TextElideMode.ElideRight, max(int(width) - 18, 0))
+        chip.rect.setWidth(width)
+
+
+def shorten_tags(chip: Chip, fm: QFontMetrics, width: float) -> None:
+    """A chip whose tags would run past ``width``: the words after a tag's colon ("leftmost: picked
+    again" -> "picked again"), then just "next"."""
+    for shorter in (lambda tag: tag.split(": ")[-1], lambda tag: "next"):
+        if chip.footprint(fm).width() <= width:
+            return
+        chip.tags = [(shorter(tag), color) for tag, color in chip.tags]
+
+
 # ---- the display list -----------------------------------------------------------------------------
 
 # A task on a key axis: (entry, start, end, detail, tags); start == end for a point key.
@@ -171,15 +195,28 @@ class Chip:
         return r
 
 
+@dataclass
+class TrailLine:
+    """A task's recent keys on a CFS axis: ``clip`` is the room above the chips, now at its bottom and
+    ``span_ns`` ago at its top; ``points`` go oldest first."""
+
+    tid: int
+    clip: QRectF
+    points: list[QPointF]
+    span_ns: int
+
+
 # A text of the scene: its rectangle, words, style (PLAIN, BOLD, TITLE), ink, alignment and background.
 SceneText = tuple[QRectF, str, int, QColor, Qt.AlignmentFlag, QColor | None]
 
 
 @dataclass
 class Scene:
-    """What to paint, in paint order (boxes, lines, texts, chips), and where each chip and section is."""
+    """What to paint, in paint order (boxes, lines, trails, texts, chips), and where each chip and
+    section is."""
 
     boxes: list[tuple[QRectF, QColor]] = field(default_factory=list)
+    trails: list[TrailLine] = field(default_factory=list)
     lines: list[tuple[QPointF, QPointF, QPen]] = field(default_factory=list)
     texts: list[SceneText] = field(default_factory=list)
     chips: list[Chip] = field(default_factory=list)

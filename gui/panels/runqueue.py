@@ -32,7 +32,9 @@ from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
-from gui.draw.formats import exact_duration
+from gui.draw.formats import exact_duration, format_duration
+from gui.draw.key_axes import cfs_keys
+from gui.draw.key_trails import KeyTrails
 from gui.draw.landing import arrow_path, free_spot, leader_line
 from gui.draw.lane_brushes import code_brush
 from gui.draw.lane_painting import FADED
@@ -43,10 +45,19 @@ from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from model.sched import POLICIES
 from model.sched.registry import LandingWords
-from model.snapshot import RunqueueView, Snapshot, TraceRecord, YieldOutcome, YieldRecord
+from model.snapshot import (
+    Cfs2623View,
+    Cfs2624View,
+    RunqueueView,
+    Snapshot,
+    TraceRecord,
+    YieldOutcome,
+    YieldRecord,
+)
 
 LANDING_S = 4.0  # wall seconds a yield landing stays drawn
 HOLD_S = 1.5  # a no-op yield does not replace a younger landing that moved its task
+TRAIL_INK = 0.7  # how much of its task's colour a trail shows over the background
 MOVED_PX = 30  # a landing mark stays while its task drifts less than this from where it landed
 
 
@@ -120,6 +131,8 @@ class RunqueuePanel(HoverTipsPanel):
         self._global_queue = False
         self._describe: LandingWords = _plain_words
         self._ranges: dict[int, tuple[float, float]] = {}
+        self._trails = KeyTrails()  # the CFS keys' recent past, drawn above the chips
+        self._trail_gap_ns = 0.0
         self._running: set[int] = set()
         self._names: dict[int, str] = {}
         self._nice: dict[int, int] = {}
@@ -146,6 +159,9 @@ class RunqueuePanel(HoverTipsPanel):
         self._nice = {t.tid: t.nice for t in snapshot.tasks}
         prev_rects, prev_running = self.scene.rects, self._running
         self._running = {e.tid for rq in snapshot.runqueues for e in rq.entries if e.running}
+        for i, rq in enumerate(self._sections()):
+            if isinstance(rq, (Cfs2623View, Cfs2624View)):
+                self._trails.add(i, snapshot.t_ns, cfs_keys(rq), self._trail_gap_ns)
         self._relayout()
         landed = self._land_yields(
             snapshot.events, {k: r for k, r in prev_rects.items() if k[1] in prev_running}
@@ -221,8 +237,11 @@ class RunqueuePanel(HoverTipsPanel):
 
     def _relayout(self) -> None:
         self._layout_size = self.size()
-        builder = SceneBuilder(self._fonts, self._names, self._nice, self._ranges)
+        t_ns = self._snapshot.t_ns if self._snapshot else 0
+        builder = SceneBuilder(self._fonts, self._names, self._nice, self._ranges, self._trails, t_ns)
         self.scene = builder.build(self._sections(), self.logical_size())
+        # A trail keeps a sample a pixel row apart: finer samples would draw nothing more.
+        self._trail_gap_ns = min((tr.span_ns / tr.clip.height() for tr in self.scene.trails), default=0.0)
         for ld in self.landings.values():  # the mark follows small shifts and goes once the task moves on
             now = self.scene.rects.get((ld.section, ld.tid))
             moved = (
@@ -259,6 +278,7 @@ class RunqueuePanel(HoverTipsPanel):
         for a, b, pen in self.scene.lines:
             p.setPen(pen)
             p.drawLine(a, b)
+        self._paint_trails(p)  # over the clock's line: a task whose key is the clock (2.6.24's leftmost)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)  # chips, tags and arrows are round
         for text in self.scene.texts:
             if "\n" in text[1]:  # laid out anew by every drawText: copied while it reads the same
@@ -303,6 +323,20 @@ class RunqueuePanel(HoverTipsPanel):
         p.setFont(self._fonts[style])
         p.setPen(color)
         p.drawText(rect, align, s)
+
+    def _paint_trails(self, p: QPainter) -> None:
+        """Each CFS task's recent keys, in its colour, lighter than its chip (fainter still while
+        another task is followed)."""
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        clip = None
+        for trail in self.scene.trails:
+            if trail.clip != clip:
+                clip = trail.clip
+                p.setClipRect(clip)
+            shown = TRAIL_INK if self.followed in (0, trail.tid) else TRAIL_INK * FADED
+            p.setPen(QPen(palette.mixed(palette.task_color(trail.tid), shown), 2))
+            p.drawPolyline(trail.points)
+        p.setClipping(False)
 
     def follow(self, tid: int) -> None:
         """Ring task ``tid``'s chip and fade the others (0: none)."""
@@ -413,6 +447,14 @@ class RunqueuePanel(HoverTipsPanel):
                 if entry is not None:
                     name = self._names.get(chip.tid, f"task {chip.tid}")
                     return f"{name} (tid {chip.tid}) on CPU {rq.cpu}\n" + entry_words(entry)
+        trail = next((tr for tr in self.scene.trails if tr.clip.contains(pos)), None)
+        if trail is not None:
+            return (
+                f"Trails: where each task's key sat over the last {format_duration(trail.span_ns)}, "
+                "on the same axis; the newest at its chip, older higher up. A move to the right is CPU "
+                "time charged to the task (it ran, or a yield put it further back); a drift to the left "
+                "is the clock advancing while it waits."
+            )
         return ""
 
     def tid_at(self, pos: QPointF) -> int:

@@ -1,0 +1,253 @@
+"""The run-queue layouts on a key axis: CFS (keys around fair_clock in 2.6.23, min_vruntime in 2.6.24) and
+EEVDF (each request from vruntime to deadline, around avg_vruntime). A chip sits at its task's key, a
+dashed stem joining them; above the chips, where a CFS section has the room, each task's trail shows
+where its key sat over the recent past (``gui.draw.key_trails``), newest at the chips.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QColor, QFont
+
+from gui.draw import palette
+from gui.draw.formats import format_duration, nice_step, signed_duration
+from gui.draw.key_trails import KeyTrails, Trail, trail_span_ns
+from gui.draw.runqueue_scene import (
+    ALIGN_RIGHT,
+    ALIGN_TOP,
+    BOLD,
+    CHIP_H,
+    GUTTER_MIN_BODY_W,
+    GUTTER_W,
+    LINE_H,
+    PLAIN,
+    Chip,
+    Scene,
+    TimelineItem,
+    TrailLine,
+    fit_chip,
+    key_to_x,
+    next_tag,
+    stable_range,
+    stack_levels,
+)
+from gui.draw.static_text import font_metrics
+from model.snapshot import Cfs2623Entry, Cfs2623View, Cfs2624Entry, Cfs2624View, EevdfView, RunqueueEntry
+
+# What the left of a CFS axis means, longest first (a short run-queue section, large text: a shorter form).
+CFS_GUTTER_WORDS = (
+    "← less CPU so\nfar: runs sooner\n\nmore CPU so\nfar: waits →",
+    "← less CPU so\nfar: runs sooner\nmore CPU so\nfar: waits →",
+    "← less CPU:\nruns sooner\nmore: waits →",
+)
+
+
+TRAIL_MIN_H = 60  # the least room above the chips worth a trail (px)
+
+
+class KeyAxisLayouts:
+    """The key-axis layouts of ``SceneBuilder``, which owns the scene, the fonts, the lent axis ranges
+    and trails, and makes the chips."""
+
+    scene: Scene
+    _fonts: Sequence[QFont]
+    _ranges: dict[int, tuple[float, float]]
+    _trails: KeyTrails | None
+    _now_ns: int
+
+    def _chip(
+        self,
+        i: int,
+        e: RunqueueEntry,
+        x: float,
+        y: float,
+        compact: bool,
+        detail: str = "",
+        tags: Sequence[tuple[str, QColor]] = (),
+    ) -> Chip:
+        raise NotImplementedError  # SceneBuilder's
+
+    def _axis(
+        self, i: int, clock_name: str, rels: list[float], x0: float, w: float, y: float
+    ) -> tuple[float, float]:
+        """A key axis at height ``y``, the clock (0) named under it; returns the (stable) range."""
+        rng = self._ranges[i] = stable_range(min(rels), max(rels), self._ranges.get(i))
+        sc, fm = self.scene, font_metrics(self._fonts[PLAIN])
+        sc.line(QPointF(x0, y), QPointF(x0 + w, y), palette.TEXT, 2)
+        step = nice_step(rng[1] - rng[0], max(int(w // 110), 2))
+        clock_x = key_to_x(0, rng, x0, w)
+        clock_label = f"▲ {clock_name}"
+        clock_w = font_metrics(self._fonts[BOLD]).horizontalAdvance(clock_label) + 8
+        cx = min(max(clock_x, x0 + clock_w / 2), x0 + w - clock_w / 2)
+        clock_rect = QRectF(cx - clock_w / 2, y + 4, clock_w, fm.height())
+        for k in range(math.ceil(rng[0] / step), math.floor(rng[1] / step) + 1):
+            x = key_to_x(k * step, rng, x0, w)
+            sc.line(QPointF(x, y), QPointF(x, y + 5))
+            label = signed_duration(k * step)
+            half = fm.horizontalAdvance(label) / 2 + 4
+            tx = min(max(x, x0 + half), x0 + w - half)
+            if tx + half < clock_rect.left() - 8 or tx - half > clock_rect.right() + 8:
+                sc.text(
+                    QRectF(tx - half, y + 5, 2 * half, fm.height()), label, PLAIN, palette.TEXT, ALIGN_TOP
+                )
+        sc.text(clock_rect, clock_label, BOLD, palette.VERMILLION, ALIGN_TOP)
+        return rng
+
+    def _timeline(
+        self, i: int, items: list[TimelineItem], lane: QRectF, rng: tuple[float, float], x0: float, w: float
+    ) -> None:
+        """Chips stacked up from the lane's bottom at each item's key, or at the start of its request (drawn
+        as a bar to its deadline); a dashed stem joins each chip to its key. Compact chips when crowded."""
+        fm, mark = font_metrics(self._fonts[BOLD]), len(self.scene.chips)
+        for compact in (False, True):
+            del self.scene.chips[mark:]
+            placed: list[tuple[Chip, float, float]] = []
+            # Clear of the gutter's words on the left, inside the lane on the right.
+            lo = max(x0 - 6, lane.left())
+            for e, start, end, detail, tags in items:
+                chip = self._chip(i, e, 0, 0, compact, detail, tags)
+                fit_chip(chip, fm, lane.right() - lo)
+                xa, xb = key_to_x(start, rng, x0, w), key_to_x(end, rng, x0, w)
+                left = xa - chip.rect.width() / 2 if start == end else xa
+                room = chip.footprint(fm).width()
+                chip.rect.moveLeft(max(min(max(left, lo), lane.right() - room), lo))
+                placed.append((chip, xa, xb))
+            placed.sort(key=lambda p: p[0].rect.left())
+            levels = stack_levels([(c.rect.left(), c.footprint(fm).right()) for c, _, _ in placed])
+            bars = any(xb > xa for _, xa, xb in placed)  # requests get a bar under their chip
+            level_h = CHIP_H[compact] + (11 if bars else 6)
+            fits = int((lane.height() - 14 - CHIP_H[compact]) // level_h) + 1
+            if max(levels, default=0) < fits or compact:
+                break
+        for (chip, xa, xb), level in zip(placed, levels, strict=True):
+            chip.rect.moveBottom(lane.bottom() - 12 - min(level, max(fits - 1, 0)) * level_h)
+            self.scene.rects[(i, chip.tid)] = chip.rect
+            if xb > xa:  # a request, from vruntime to deadline, right under its chip
+                bar = QRectF(xa, chip.rect.bottom() + 2, max(xb - xa, 2), 7)
+                self.scene.boxes.append((bar, palette.task_color(chip.tid)))
+            self.scene.line(
+                QPointF(xa, chip.rect.bottom()), QPointF(xa, lane.bottom()), palette.TEXT, 1, True
+            )
+
+    def _clock_line(self, rng: tuple[float, float], x0: float, w: float, top: float, bottom: float) -> None:
+        x = key_to_x(0, rng, x0, w)
+        self.scene.line(QPointF(x, top), QPointF(x, bottom), palette.VERMILLION, 2)
+
+    def _layout_cfs(self, i: int, rq: Cfs2623View | Cfs2624View, body: QRectF, compact: bool) -> None:
+        """CFS: keys relative to fair_clock (2.6.23) or min_vruntime (2.6.24) on one axis."""
+        gutter = GUTTER_W if body.width() >= GUTTER_MIN_BODY_W else 8.0  # narrow: no words at the left
+        axis_y, x0, w = body.bottom() - 24, body.left() + gutter, body.width() - gutter - 4
+        clock, clock_name = cfs_clock(rq)
+        entries: Sequence[Cfs2623Entry | Cfs2624Entry] = rq.entries
+        rels = {tid: float(rel) for tid, rel in cfs_keys(rq).items()}
+        lane = QRectF(body.left(), body.top(), body.width(), axis_y - body.top())
+        span, paths = self._recent_keys(i, list(rels.values()), len(entries), lane)
+        past = [float(rel) for _, run in paths for _, rel in run]  # the axis takes the trails in too
+        rng = self._axis(i, clock_name, [*rels.values(), *past], x0, w, axis_y)
+        self._key_trails(paths, span, rng, (x0, w), lane)
+        self._clock_line(rng, x0, w, body.top() + 4, axis_y)
+        if gutter == GUTTER_W:
+            rect = QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top())
+            line_h = font_metrics(self._fonts[PLAIN]).lineSpacing()
+            for words in CFS_GUTTER_WORDS:  # the longest form whose lines fit the gutter's height
+                if line_h * (words.count("\n") + 1) <= rect.height():
+                    self.scene.text(rect, words, PLAIN)
+                    break
+        tags: dict[int, list[tuple[str, QColor]]] = {e.tid: [] for e in entries}
+        for e in entries:
+            if e.picks_next:
+                tags[e.tid].append((next_tag(e, "leftmost: picked again"), palette.BLUE))
+        if len(entries) > 1:
+            rightmost = max(entries, key=lambda e: rels[e.tid])
+            tags[rightmost.tid].append(("rightmost", palette.VERMILLION))
+        items: list[TimelineItem] = [
+            (e, rels[e.tid], rels[e.tid], "" if compact else cfs_detail(e, clock), tags[e.tid])
+            for e in entries
+        ]
+        self._timeline(i, items, lane, rng, x0, w)
+
+    def _recent_keys(self, i: int, rels: list[float], tasks: int, lane: QRectF) -> tuple[int, list[Trail]]:
+        """(span, trails): how far back section ``i``'s trails reach (``trail_span_ns`` of the axis as
+        it was) and each task's keys since then; none where ``lane`` is too short to draw them."""
+        if self._trails is None or lane.height() < TRAIL_MIN_H + LINE_H:
+            return 0, []
+        rng = self._ranges.get(i) or stable_range(min(rels), max(rels), None)
+        span = trail_span_ns(rng, tasks)
+        return span, self._trails.paths(i, self._now_ns, span)
+
+    def _key_trails(
+        self, paths: list[Trail], span: int, rng: tuple[float, float], axis: tuple[float, float], lane: QRectF
+    ) -> None:
+        """The trails in ``lane`` above its chips: now at the chips' feet, ``span`` ago at the top,
+        where a line says how far back that is."""
+        if not paths:
+            return
+        (x0, w), now = axis, self._now_ns
+        top, bottom = lane.top() + LINE_H, lane.bottom() - 12
+        clip, per_ns = QRectF(x0, top, w, bottom - top), (bottom - top) / span
+        for tid, run in paths:
+            points = [QPointF(key_to_x(rel, rng, x0, w), bottom - (now - t) * per_ns) for t, rel in run]
+            self.scene.trails.append(TrailLine(tid, clip, points, span))
+        fm = font_metrics(self._fonts[PLAIN])
+        options = (f"↑ each key over the last {format_duration(span)}", f"↑ {format_duration(span)} ago")
+        words = next((o for o in options if fm.horizontalAdvance(o) + 8 <= 0.6 * w), options[-1])
+        width = fm.horizontalAdvance(words) + 8
+        rect = QRectF(x0 + w - width, lane.top(), width, LINE_H)
+        self.scene.text(rect, words, PLAIN, palette.GREY, ALIGN_RIGHT, palette.BACKGROUND)
+
+    def _layout_eevdf(self, i: int, rq: EevdfView, body: QRectF, compact: bool) -> None:
+        """EEVDF: each request as a bar from vruntime to deadline; eligible above, ineligible below."""
+        sc, axis_y = self.scene, body.bottom() - 24
+        x0, w = body.left() + GUTTER_W, body.width() - GUTTER_W - 4
+        avg = rq.avg_vruntime_ns
+        lanes: dict[bool, list[TimelineItem]] = {True: [], False: []}
+        for e in rq.entries:
+            tags = [(next_tag(e, "earliest deadline: picked again"), palette.BLUE)] if e.picks_next else []
+            detail = "" if compact else f"lag {signed_duration(e.lag_ns)}"
+            lanes[e.eligible].append(
+                (e, float(e.vruntime_ns - avg), float(e.deadline_ns - avg), detail, tags)
+            )
+        keys = [v for lane in lanes.values() for item in lane for v in item[1:3]]
+        rng = self._axis(i, "avg_vruntime (V)", keys, x0, w, axis_y)
+        lane_h = (axis_y - body.top()) / 2
+        words = (
+            "eligible:\nvruntime left\nof the line,\nmay run",
+            "ineligible:\nvruntime right\nof the line,\nmust wait",
+        )
+        for k, eligible in enumerate((True, False)):
+            lane = QRectF(body.left(), body.top() + k * lane_h, body.width(), lane_h - 2)
+            sc.boxes.append((lane, palette.LIGHT_GREY if k == 0 else palette.BACKGROUND))
+            sc.text(QRectF(lane.left() + 6, lane.top(), GUTTER_W - 12, lane.height()), words[k])  # to x0 - 6
+            self._timeline(i, lanes[eligible], lane, rng, x0, w)
+        self._clock_line(rng, x0, w, body.top(), axis_y)
+
+
+def cfs_key(e: Cfs2623Entry | Cfs2624Entry) -> int:
+    """The key that orders a CFS tree: fair_key in 2.6.23, vruntime in 2.6.24."""
+    return e.fair_key_ns if isinstance(e, Cfs2623Entry) else e.vruntime_ns
+
+
+def cfs_clock(rq: Cfs2623View | Cfs2624View) -> tuple[int, str]:
+    """The clock a CFS section's keys are drawn against, and its name: fair_clock in 2.6.23,
+    min_vruntime in 2.6.24."""
+    if isinstance(rq, Cfs2623View):
+        return rq.fair_clock_ns, "fair_clock"
+    return rq.min_vruntime_ns, "min_vruntime"
+
+
+def cfs_keys(rq: Cfs2623View | Cfs2624View) -> dict[int, int]:
+    """Each task's key relative to the section's clock (``cfs_clock``), as its chip is placed."""
+    clock, _ = cfs_clock(rq)
+    return {e.tid: cfs_key(e) - clock for e in rq.entries}
+
+
+def cfs_detail(e: Cfs2623Entry | Cfs2624Entry, clock_ns: int) -> str:
+    """A CFS chip's second line."""
+    if isinstance(e, Cfs2623Entry):
+        return f"wait_runtime {signed_duration(e.wait_runtime_ns)}"
+    if e.running:
+        return f"ran {format_duration(e.ran_ns)} of slice {format_duration(e.slice_ns)}"
+    return f"vruntime {signed_duration(e.vruntime_ns - clock_ns)} from min"

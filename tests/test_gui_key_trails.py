@@ -1,0 +1,106 @@
+"""The CFS key trails above the run-queue chips: the samples, and that each point drawn is the model's
+key at the instant it stands for."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from PySide6.QtCore import QPointF
+from qt_guard import leak_guard  # noqa: F401 - autouse fixture
+
+from gui.draw.key_axes import cfs_keys
+from gui.draw.key_trails import KeyTrails, trail_span_ns
+from gui.panels.runqueue import RunqueuePanel
+from model.scenario import load_scenario
+from model.simulation import Simulation
+from model.snapshot import Cfs2623View, Cfs2624View, SwitchRecord
+
+
+def test_trails_break_where_a_task_is_away_and_start_anew_when_time_goes_back() -> None:
+    trails = KeyTrails()
+    for t, keys in [(0, {1: 5, 2: 0}), (10, {1: 4}), (20, {1: 3, 2: -1}), (30, {1: 2, 2: -2})]:
+        trails.add(0, t, keys)
+    everything = trails.paths(0, 30, 1_000)
+    assert everything == [(1, [(0, 5), (10, 4), (20, 3), (30, 2)]), (2, [(20, -1), (30, -2)])]
+    # From 15 back: the samples since, and the one before so that the trail reaches the top.
+    assert trails.paths(0, 30, 15) == [(1, [(10, 4), (20, 3), (30, 2)]), (2, [(20, -1), (30, -2)])]
+    assert trails.paths(1, 30, 1_000) == []  # another section: nothing yet
+    trails.add(0, 30, {1: 7})  # the same instant again: it replaces the sample
+    assert trails.paths(0, 30, 1_000) == [(1, [(0, 5), (10, 4), (20, 3), (30, 7)])]
+    trails.add(0, 5, {1: 1})  # back in time (a rewind): the past starts anew
+    assert trails.paths(0, 5, 1_000) == []
+
+
+def test_trail_span_crosses_the_axis_once_at_the_rate_keys_fall_behind() -> None:
+    assert trail_span_ns((-10e6, 20e6), 2) == 100_000_000  # 30 ms × 2 tasks, up to a 1-2-5 step
+    assert trail_span_ns((-1e6, 1e6), 1) == 2_000_000
+    assert trail_span_ns((-1e6, 1e6), 0) == 2_000_000
+
+
+@pytest.mark.parametrize("policy", ["cfs-2.6.23", "cfs-2.6.24"])
+def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -> None:
+    panel = RunqueuePanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 480)
+    sim = Simulation(load_scenario("cfs-yield-2007").with_overrides({"sched.policy": policy}))
+    sim.advance(100_000_000)
+    seen: dict[int, dict[int, int]] = {}
+    running: dict[int, set[int]] = {}
+    for _ in range(120):
+        snap = sim.advance(500_000)
+        panel.render(snap)
+        rq = snap.runqueues[0]
+        assert isinstance(rq, (Cfs2623View, Cfs2624View))
+        seen[snap.t_ns] = cfs_keys(rq)
+        ran = {r.tid for r in snap.events if isinstance(r, SwitchRecord)}  # switched in during the frame
+        running[snap.t_ns] = ran | {e.tid for e in rq.entries if e.running}
+    now = snap.t_ns
+    trails = panel.scene.trails
+    tids = {tr.tid for tr in trails}
+    assert len(tids) == 2, "the reporter and the data thread each leave a trail"
+    lo, hi = panel._ranges[0]
+    checked = 0
+    for tr in trails:
+        clip, per_px = tr.clip, tr.span_ns / tr.clip.height()
+        ns_per_x = (hi - lo) / clip.width()
+        assert tr.span_ns >= 10_000_000, "the trails reach back past a few switches"
+        for pt in tr.points:
+            t = now - (clip.bottom() - pt.y()) * per_px
+            instant = min(seen, key=lambda s: abs(s - t))
+            assert abs(instant - t) <= per_px, "each point stands at a sampled instant"
+            if instant < now - tr.span_ns:
+                continue  # the sample before the span: above the top, clipped
+            rel = lo + (pt.x() - clip.left()) * ns_per_x
+            assert rel == pytest.approx(seen[instant][tr.tid], abs=ns_per_x), "at the model's key"
+            assert clip.left() - 1 <= pt.x() <= clip.right() + 1, "the axis takes every trail in"
+            checked += 1
+    assert checked > 100
+    # The tip's words, checked on the model: a task's key moves right only over samples where it ran
+    # (CPU time charged) and never moves right while it waits (the clock advances).
+    moves = {"right": 0, "left": 0}
+    for a, b in itertools.pairwise(sorted(seen)):
+        for tid in seen[a].keys() & seen[b].keys():
+            if seen[b][tid] > seen[a][tid]:
+                assert tid in running[a] | running[b], f"task {tid} moved right at {b} without running"
+                moves["right"] += 1
+            elif seen[b][tid] < seen[a][tid]:
+                moves["left"] += 1
+    assert min(moves.values()) > 5, moves
+    # Drawn: each task's trail changes the picture above the chips (over the clock's line too).
+    top_chip = min(c.rect.top() for c in panel.scene.chips)
+    with_trails = panel.grab().toImage()
+    drawn, panel.scene.trails = panel.scene.trails, []
+    without = panel.grab().toImage()
+    panel.scene.trails = drawn
+    shown = {
+        tr.tid
+        for tr in trails
+        for pt in tr.points
+        if pt.y() < top_chip - 4 and tr.clip.contains(pt)
+        if with_trails.pixel(int(pt.x()), int(pt.y())) != without.pixel(int(pt.x()), int(pt.y()))
+    }
+    assert shown == tids
+    inside = next(tr.clip for tr in trails)
+    words = panel.describe_at(QPointF(inside.center().x(), inside.top() + 3))
+    assert words.startswith("Trails: where each task's key sat")
