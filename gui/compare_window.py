@@ -221,7 +221,7 @@ class CompareWindow(QMainWindow):
             lanes.set_measured(interval if isinstance(interval, Interval) else None)
 
     def _follow_everywhere(self, tid: int) -> None:
-        tid = 0 if tid == self.lanes[0].followed else tid  # the task followed, clicked again: stop
+        tid = self.lanes[0].follows_after_click(tid)
         for lanes in self.lanes:
             lanes.follow(tid)
 

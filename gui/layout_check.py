@@ -320,10 +320,12 @@ def build(
     at_s: float,
     settings_dir: str,
     play_s: float = 0.0,
+    overrides: dict[str, str] | None = None,
 ) -> Any:
     """A window on ``story`` (with ``cpus`` CPUs), resized to ``size`` (None: as it opens, fitted to its
     screen), run to ``at_s`` simulated seconds, then played at Normal speed for ``play_s`` seconds of
-    wall time, frame by frame as the timer would (so that the graphs have moved as a class sees them)."""
+    wall time, frame by frame as the timer would (so that the graphs have moved as a class sees them).
+    ``overrides`` are the story's settings changed, as ``schedlab run --set`` takes them."""
     from PySide6.QtCore import QSettings
 
     from gui.app import play_to
@@ -331,7 +333,7 @@ def build(
     from gui.playback import SPEED_PRESETS
     from model.scenario import load_scenario
 
-    scenario = load_scenario(story)
+    scenario = load_scenario(story).with_overrides(overrides or {})
     settings = QSettings(str(Path(settings_dir) / f"{story}-{mode}.ini"), QSettings.Format.IniFormat)
     settings.setValue("view/mode", mode)
     window = MainWindow(scenario, settings=settings, use_timer=False)
@@ -385,11 +387,15 @@ def main(argv: list[str] | None = None) -> int:
         help="one --size: make it the screen (device pixels) and let the window fit itself to it",
     )
     parser.add_argument("--dpr", type=float, default=1.0, help="with --screen: device pixel ratio")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a setting changed (sched.policy=bfs)"
+    )
     parser.add_argument("stories", nargs="*")
     args = parser.parse_args(argv)
     sizes = [_size(s) for s in args.size] if args.size else list(SIZES)
     if args.screen and len(sizes) != 1:
         parser.error("--screen takes exactly one --size")
+    sets = dict(item.split("=", 1) for item in args.set)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     bad = 0
@@ -405,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
                 for cpus in args.cpus or [None]:
                     for size in sizes:
                         w: Any = build(
-                            story, None if args.screen else size, mode, cpus, args.at, tmp, args.play
+                            story, None if args.screen else size, mode, cpus, args.at, tmp, args.play, sets
                         )
                         screen = w.screen().availableGeometry()
                         logical = (screen.width(), screen.height()) if args.screen else size

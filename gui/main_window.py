@@ -321,7 +321,7 @@ class MainWindow(QMainWindow):
     def follow_task(self, tid: int) -> None:
         """A click on a task: follow it in the CPU lanes and the run queue (the others fade); a click on
         the task followed stops."""
-        tid = 0 if tid == self.cpu_lanes.followed else tid
+        tid = self.cpu_lanes.follows_after_click(tid)
         self.cpu_lanes.follow(tid)
         self.runqueue.follow(tid)
         names = {t.tid: t.name for t in self._last_snapshot.tasks} if self._last_snapshot else {}

@@ -269,20 +269,22 @@ class SceneBuilder(KeyAxisLayouts):
                     break
                 col_x, y = col_x + col_w + 16, body.top()
             if e is None:
-                sc.line(
-                    QPointF(col_x, y + row_h / 2),
-                    QPointF(col_x + col_w, y + row_h / 2),
-                    palette.VERMILLION,
-                    2,
-                )
-                label = now_words(rq.jiffies, lambda words: fm.horizontalAdvance(words) + 16 <= col_w - 20)
-                rect = QRectF(col_x + 20, y + 3, fm.horizontalAdvance(label) + 16, row_h - 6)
-                sc.text(
-                    rect, label, BOLD, palette.VERMILLION, Qt.AlignmentFlag.AlignCenter, palette.BACKGROUND
-                )
+                self._bfs_now_line(rq.jiffies, QRectF(col_x, y, col_w, row_h), chip_w)
             else:
                 self._bfs_row(i, rq, e, QRectF(col_x, y, col_w, CHIP_H[True]), chip_w)
             y += row_h
+
+    def _bfs_now_line(self, jiffies: int, r: QRectF, chip_w: float) -> None:
+        """The line between passed and future deadlines across row ``r``, its words right of the chips'
+        column where they fit there: a yield's arrow crosses the line in that column."""
+        sc, fm = self.scene, font_metrics(self._fonts[BOLD])
+        sc.line(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()), palette.VERMILLION, 2)
+        shortest = fm.horizontalAdvance(now_words(jiffies, lambda words: ";" not in words))
+        left = chip_w + 16 if shortest + 16 <= r.width() - chip_w - 16 else 20
+        label = now_words(jiffies, lambda words: fm.horizontalAdvance(words) + 16 <= r.width() - left)
+        rect = QRectF(r.left() + left, r.top() + 3, fm.horizontalAdvance(label) + 16, r.height() - 6)
+        sc.text(rect, label, BOLD, palette.VERMILLION, Qt.AlignmentFlag.AlignCenter, palette.BACKGROUND)
+        sc.tips.append((r, now_tip(jiffies)))
 
     def _bfs_row(self, i: int, rq: BfsView, e: BfsEntry, r: QRectF, chip_w: float) -> None:
         tags = [("expired deadline", palette.VERMILLION)] if e.deadline_passed else []
@@ -297,6 +299,14 @@ class SceneBuilder(KeyAxisLayouts):
             QRectF(chip.rect.right() + 10, r.top(), fm.horizontalAdvance(words) + 4, r.height()), words
         )
         chip.tag_x = chip.rect.right() + 20 + fm.horizontalAdvance(words)
+
+
+def now_tip(jiffies: int) -> str:
+    """What hovering BFS's "now" line says."""
+    return (
+        f"Now: jiffies {jiffies}. Tasks above the line have deadlines that have passed, and BFS takes "
+        "them first come, first served; below it, by the earliest virtual deadline."
+    )
 
 
 def now_words(jiffies: int, fits: Callable[[str], bool]) -> str:

@@ -223,6 +223,7 @@ class Scene:
     rects: dict[tuple[int, int], QRectF] = field(default_factory=dict)  # (section, tid) -> chip
     footers: dict[int, QRectF] = field(default_factory=dict)  # section -> where its last yield is told
     section_rects: dict[int, QRectF] = field(default_factory=dict)
+    tips: list[tuple[QRectF, str]] = field(default_factory=list)  # what hovering a drawn line says
 
     def text(
         self,

@@ -84,7 +84,7 @@ def lanes_top(legend_h: float) -> float:
 GESTURES = (  # the time axis's tip: what the strips answer to
     "On the strips: the wheel zooms about the pointer, a drag goes back in time, a double-click returns "
     "to now; Shift+drag marks an interval and hovering in it says how each CPU spent it, Shift+click "
-    "clears it; a click on a task follows it on every CPU and in the run queue, another click stops; "
+    "clears it; a click on a task follows it, fading the others in every panel, another click stops; "
     "Escape clears both."
 )
 
@@ -147,6 +147,11 @@ class CpuLanesPanel(HoverTipsPanel):
         """Fade every task but ``tid`` (0: none) on the strips."""
         self.followed = tid
         self.update()
+
+    def follows_after_click(self, tid: int) -> int:
+        """The task to follow once task ``tid`` is clicked (in any panel): it, or none when it is the
+        one followed already."""
+        return 0 if tid == self.followed else tid
 
     def set_window_ns(self, window_ns: int | None) -> None:
         """Show the last ``window_ns`` of simulated time; ``None`` or 0 chooses from the event density."""

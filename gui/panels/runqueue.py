@@ -447,6 +447,9 @@ class RunqueuePanel(HoverTipsPanel):
                 if entry is not None:
                     name = self._names.get(chip.tid, f"task {chip.tid}")
                     return f"{name} (tid {chip.tid}) on CPU {rq.cpu}\n" + entry_words(entry)
+        tip = next((words for rect, words in self.scene.tips if rect.contains(pos)), "")
+        if tip:
+            return tip
         trail = next((tr for tr in self.scene.trails if tr.clip.contains(pos)), None)
         if trail is not None:
             return (
