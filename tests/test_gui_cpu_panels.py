@@ -505,7 +505,7 @@ def test_o1_yield_lands_in_the_expired_array_with_an_arrow(rq_panel: RunqueuePan
     assert entry.array == "expired"  # the data thread runs; the reporter waits for the swap
     assert landing.to_rect is not None and landing.to_rect.left() > rq_panel.width() / 2
     assert landing.from_rect is not None and landing.from_rect.left() < rq_panel.width() / 2
-    assert rp.landing_label(landing) == "yield sent it here"
+    assert ldg.landing_label(landing) == "yield sent it here"
 
 
 def test_cfs_2623_in_place_yield_is_picked_again(rq_panel: RunqueuePanel) -> None:
@@ -519,7 +519,7 @@ def test_cfs_2623_in_place_yield_is_picked_again(rq_panel: RunqueuePanel) -> Non
         assert landing is not None
         kept += landing.picked_again
     assert kept >= 5
-    assert rp.landing_label(landing) in ("yield: picked again at once", "yield sent it here")
+    assert ldg.landing_label(landing) in ("yield: picked again at once", "yield sent it here")
     tags = [t for c in rq_panel.scene.chips for t, _ in c.tags]
     assert "leftmost: picked again" in tags or "runs next" in tags
 

@@ -1,11 +1,58 @@
-"""Where a yield landing's label and arrow go: free spots beside a ring, curved arrows (no widget)."""
+"""A yield landing: where the last yield of a run-queue section sent its task (``Landing``, its words),
+and where its label and arrow go: free spots beside a ring, curved arrows (no widget)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize
+
+from model.snapshot import YieldOutcome
+
+
+def plain_words(outcome: YieldOutcome, brief: bool = False) -> str:
+    """A landing's words before any policy is known (no run shown yet)."""
+    return str(outcome)
+
+
+def landing_label(ld: Landing) -> str:
+    return "yield: picked again at once" if ld.picked_again else "yield sent it here"
+
+
+@dataclass
+class Landing:
+    """Where the last yield of a section sent its task: its ring follows small shifts, then goes."""
+
+    tid: int
+    name: str
+    cpu: int
+    outcome: YieldOutcome
+    words: str  # the policy's words for the outcome
+    brief: str  # the same without the numbers ("in place"), for a narrow footer
+    t_ns: int
+    wall_s: float
+    section: int
+    picked_again: bool  # the yielder kept the CPU
+    from_rect: QRectF | None
+    to_rect: QRectF | None
+    label_rect: QRectF | None = None
+
+    @property
+    def text(self) -> str:
+        return f"sched_yield() by {self.name} → {self.words}"
+
+    @property
+    def wordings(self) -> tuple[str, ...]:
+        """The footer's words, longest first: a narrow section drops "last", then the numbers (the
+        policy's brief words; its chip's ring and leader show where), then the call's full name."""
+        return (
+            "last " + self.text,
+            self.text,
+            f"sched_yield() by {self.name} → {self.brief}",
+            f"yield by {self.name} → {self.brief}",
+        )
 
 
 def free_spot(ring: QRectF, size: QSize, bounds: QRectF, taken: Sequence[QRectF]) -> QRectF | None:

@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
-    QColor,
     QFont,
     QMouseEvent,
     QPainter,
-    QPainterPath,
     QPaintEvent,
     QPen,
 )
@@ -35,11 +31,11 @@ from gui.draw import palette
 from gui.draw.formats import exact_duration, format_duration
 from gui.draw.key_axes import cfs_keys
 from gui.draw.key_trails import KeyTrails
-from gui.draw.landing import arrow_path, free_spot, leader_line
-from gui.draw.lane_brushes import code_brush
+from gui.draw.landing import Landing, free_spot, landing_label, plain_words
 from gui.draw.lane_painting import FADED
 from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
+from gui.draw.runqueue_painting import paint_chip_body, paint_label, paint_landing, paint_leader, paint_trails
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText
 from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
@@ -51,57 +47,12 @@ from model.snapshot import (
     RunqueueView,
     Snapshot,
     TraceRecord,
-    YieldOutcome,
     YieldRecord,
 )
 
 LANDING_S = 4.0  # wall seconds a yield landing stays drawn
 HOLD_S = 1.5  # a no-op yield does not replace a younger landing that moved its task
-TRAIL_INK = 0.7  # how much of its task's colour a trail shows over the background
 MOVED_PX = 30  # a landing mark stays while its task drifts less than this from where it landed
-
-
-def _plain_words(outcome: YieldOutcome, brief: bool = False) -> str:
-    """A landing's words before any policy is known (no run shown yet)."""
-    return str(outcome)
-
-
-def landing_label(ld: Landing) -> str:
-    return "yield: picked again at once" if ld.picked_again else "yield sent it here"
-
-
-@dataclass
-class Landing:
-    """Where the last yield of a section sent its task: its ring follows small shifts, then goes."""
-
-    tid: int
-    name: str
-    cpu: int
-    outcome: YieldOutcome
-    words: str  # the policy's words for the outcome
-    brief: str  # the same without the numbers ("in place"), for a narrow footer
-    t_ns: int
-    wall_s: float
-    section: int
-    picked_again: bool  # the yielder kept the CPU
-    from_rect: QRectF | None
-    to_rect: QRectF | None
-    label_rect: QRectF | None = None
-
-    @property
-    def text(self) -> str:
-        return f"sched_yield() by {self.name} → {self.words}"
-
-    @property
-    def wordings(self) -> tuple[str, ...]:
-        """The footer's words, longest first: a narrow section drops "last", then the numbers (the
-        policy's brief words; its chip's ring and leader show where), then the call's full name."""
-        return (
-            "last " + self.text,
-            self.text,
-            f"sched_yield() by {self.name} → {self.brief}",
-            f"yield by {self.name} → {self.brief}",
-        )
 
 
 # ---- the panel ------------------------------------------------------------------------------------
@@ -129,7 +80,7 @@ class RunqueuePanel(HoverTipsPanel):
         self._snapshot: Snapshot | None = None
         self._layout_size = QSize()
         self._global_queue = False
-        self._describe: LandingWords = _plain_words
+        self._describe: LandingWords = plain_words
         self._ranges: dict[int, tuple[float, float]] = {}
         self._trails = KeyTrails()  # the CFS keys' recent past, drawn above the chips
         self._trail_gap_ns = 0.0
@@ -278,7 +229,8 @@ class RunqueuePanel(HoverTipsPanel):
         for a, b, pen in self.scene.lines:
             p.setPen(pen)
             p.drawLine(a, b)
-        self._paint_trails(p)  # over the clock's line: a task whose key is the clock (2.6.24's leftmost)
+        # Over the clock's line: a task whose key is the clock (2.6.24's leftmost) still shows.
+        paint_trails(p, self.scene.trails, self.followed)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)  # chips, tags and arrows are round
         for text in self.scene.texts:
             if "\n" in text[1]:  # laid out anew by every drawText: copied while it reads the same
@@ -290,15 +242,15 @@ class RunqueuePanel(HoverTipsPanel):
             else:
                 self._paint_text(p, text)
         for ld in self.landings.values():  # under the chips: a leader that must pass a box goes behind it
-            self._paint_leader(p, ld)
+            paint_leader(p, ld, self.landing_alpha(ld))
         for chip in self.scene.chips:
             self._paint_chip(p, chip)
         fm = font_metrics(self._fonts[BOLD])
         for chip in self.scene.chips:  # tags last: a crowded stack never hides them
             for (tag, color), r in zip(chip.tags, chip.tag_rects(fm), strict=True):
-                _label(p, r, tag, palette.BACKGROUND, color, self._fonts[BOLD])
+                paint_label(p, r, tag, palette.BACKGROUND, color, self._fonts[BOLD])
         for ld in self.landings.values():
-            self._paint_landing(p, ld)
+            paint_landing(p, ld, self.landing_alpha(ld), self._fonts[BOLD])
         for i, rect in self.scene.footers.items():  # the last yield of each section, in words
             last = self.landings.get(i)
             fresh = last is not None and self.landing_alpha(last) > 0
@@ -324,20 +276,6 @@ class RunqueuePanel(HoverTipsPanel):
         p.setPen(color)
         p.drawText(rect, align, s)
 
-    def _paint_trails(self, p: QPainter) -> None:
-        """Each CFS task's recent keys, in its colour, lighter than its chip (fainter still while
-        another task is followed)."""
-        p.setBrush(Qt.BrushStyle.NoBrush)
-        clip = None
-        for trail in self.scene.trails:
-            if trail.clip != clip:
-                clip = trail.clip
-                p.setClipRect(clip)
-            shown = TRAIL_INK if self.followed in (0, trail.tid) else TRAIL_INK * FADED
-            p.setPen(QPen(palette.mixed(palette.task_color(trail.tid), shown), 2))
-            p.drawPolyline(trail.points)
-        p.setClipping(False)
-
     def follow(self, tid: int) -> None:
         """Ring task ``tid``'s chip and fade the others (0: none)."""
         self.followed = tid
@@ -350,64 +288,8 @@ class RunqueuePanel(HoverTipsPanel):
                 p.setPen(QPen(palette.TEXT, 3))
                 p.setBrush(Qt.BrushStyle.NoBrush)
                 p.drawRoundedRect(chip.rect.adjusted(-3, -3, 3, 3), 7, 7)
-        self._paint_chip_body(p, chip)
+        paint_chip_body(p, chip, self._fonts)
         p.setOpacity(1.0)
-
-    def _paint_chip_body(self, p: QPainter, chip: Chip) -> None:
-        pen = QPen(palette.TEXT, 3 if chip.running else 1)
-        brush = code_brush(chip.tid)
-        solid = brush.style() == Qt.BrushStyle.SolidPattern
-        if not solid:  # a pattern reads over white, and so does dark text on it
-            p.setPen(pen)
-            p.setBrush(palette.BACKGROUND)
-            p.drawRoundedRect(chip.rect, 5, 5)
-        p.setPen(pen)
-        p.setBrush(brush)
-        p.drawRoundedRect(chip.rect, 5, 5)
-        p.setPen(palette.text_on(palette.task_color(chip.tid)) if solid else palette.TEXT)
-        p.setFont(self._fonts[BOLD])
-        title = chip.rect.adjusted(9, 1, -4, -chip.rect.height() / 2 + 1 if chip.detail else 0)
-        p.drawText(title, ALIGN_LEFT, chip.title)
-        if chip.detail:
-            p.setFont(self._fonts[PLAIN])
-            p.drawText(chip.rect.adjusted(9, chip.rect.height() / 2 - 3, -4, -2), ALIGN_LEFT, chip.detail)
-
-    def _paint_landing(self, p: QPainter, ld: Landing) -> None:
-        """A dashed ring where the yielder is now, an arrow from where it ran, and a plain-words label."""
-        alpha = self.landing_alpha(ld)
-        if alpha <= 0 or ld.to_rect is None:
-            return
-        ink, fill = QColor(palette.TEXT), QColor(palette.YELLOW)
-        ink.setAlphaF(alpha)
-        fill.setAlphaF(alpha)
-        to = ld.to_rect.adjusted(-5, -5, 5, 5)
-        p.setPen(QPen(ink, 3, Qt.PenStyle.DashLine))
-        p.setBrush(Qt.BrushStyle.NoBrush)
-        p.drawRoundedRect(to, 8, 8)
-        fr = ld.from_rect
-        if not ld.picked_again and fr is not None and (fr.center() - to.center()).manhattanLength() > 8:
-            a, ctrl, b = arrow_path(fr, to)
-            path = QPainterPath(a)
-            path.quadTo(ctrl, b)
-            p.setPen(QPen(ink, 3))
-            p.drawPath(path)
-            p.setBrush(ink)
-            p.drawEllipse(a, 4, 4)
-            _arrow_head(p, ctrl, b, ink)
-        if ld.label_rect is not None:
-            _label(p, ld.label_rect, landing_label(ld), ink, fill, self._fonts[BOLD], QPen(ink, 1))
-
-    def _paint_leader(self, p: QPainter, ld: Landing) -> None:
-        """The line from a landing's label above or below its ring to the ring (none beside it)."""
-        alpha, lab = self.landing_alpha(ld), ld.label_rect
-        if alpha <= 0 or ld.to_rect is None or lab is None:
-            return
-        line = leader_line(lab, ld.to_rect.adjusted(-5, -5, 5, 5))
-        if line is not None:
-            ink = QColor(palette.TEXT)
-            ink.setAlphaF(alpha)
-            p.setPen(QPen(ink, 1))
-            p.drawLine(*line)
 
     def _place_labels(self, landings: list[Landing]) -> None:
         """Put each new landing's label beside its ring, on the nearest spot that hides no chip or text."""
@@ -480,24 +362,3 @@ def entry_words(entry: object) -> str:
             shown = str(value)
         lines.append(f"{f.name}: {shown}")
     return "\n".join(lines)
-
-
-def _label(
-    p: QPainter, r: QRectF, text: str, ink: QColor, fill: QColor, font: QFont, pen: QPen | None = None
-) -> None:
-    p.setPen(pen or Qt.PenStyle.NoPen)
-    p.setBrush(fill)
-    p.drawRoundedRect(r, 4, 4)
-    p.setPen(ink)
-    p.setFont(font)
-    p.drawText(r, Qt.AlignmentFlag.AlignCenter, text)
-
-
-def _arrow_head(p: QPainter, frm: QPointF, tip: QPointF, color: QColor) -> None:
-    angle = math.atan2(tip.y() - frm.y(), tip.x() - frm.x())
-    pts = [tip] + [
-        QPointF(tip.x() - 14 * math.cos(angle + s), tip.y() - 14 * math.sin(angle + s)) for s in (0.4, -0.4)
-    ]
-    p.setPen(Qt.PenStyle.NoPen)
-    p.setBrush(color)
-    p.drawPolygon(pts)
