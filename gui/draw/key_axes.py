@@ -1,7 +1,8 @@
-"""The run-queue layouts on a key axis: CFS (keys around fair_clock in 2.6.23, min_vruntime in 2.6.24) and
-EEVDF (each request from vruntime to deadline, around avg_vruntime). A chip sits at its task's key, a
-dashed stem joining them; above the chips, where a CFS section has the room, each task's trail shows
-where its key sat over the recent past (``gui.draw.key_trails``), newest at the chips.
+"""The chips every run-queue layout makes, and the layouts on a key axis: CFS (keys around fair_clock
+in 2.6.23, min_vruntime in 2.6.24) and EEVDF (each request from vruntime to deadline, around
+avg_vruntime). A chip sits at its task's key, a dashed stem joining them; above the chips, where a CFS
+section has the room, each task's trail shows where its key sat over the recent past
+(``gui.draw.key_trails``), newest at the chips.
 """
 
 from __future__ import annotations
@@ -49,11 +50,12 @@ TRAIL_MIN_H = 60  # the least room above the chips worth a trail (px)
 
 
 class KeyAxisLayouts:
-    """The key-axis layouts of ``SceneBuilder``, which owns the scene, the fonts, the lent axis ranges
-    and trails, and makes the chips."""
+    """The key-axis layouts of ``SceneBuilder`` and the chips every layout makes; the builder owns the
+    scene, the fonts, the task names, the lent axis ranges and trails."""
 
     scene: Scene
     _fonts: Sequence[QFont]
+    _names: dict[int, str]
     _ranges: dict[int, tuple[float, float]]
     _trails: KeyTrails | None
     _now_ns: int
@@ -68,7 +70,16 @@ class KeyAxisLayouts:
         detail: str = "",
         tags: Sequence[tuple[str, QColor]] = (),
     ) -> Chip:
-        raise NotImplementedError  # SceneBuilder's
+        title = ("▶ " if e.running else "") + self._names.get(e.tid, f"task {e.tid}")
+        detail = "" if compact else detail
+        w = max(
+            font_metrics(self._fonts[BOLD]).horizontalAdvance(title),
+            font_metrics(self._fonts[PLAIN]).horizontalAdvance(detail),
+        )
+        chip = Chip(QRectF(x, y, w + 18, CHIP_H[compact]), e.tid, title, detail, e.running, list(tags))
+        self.scene.chips.append(chip)
+        self.scene.rects[(i, e.tid)] = chip.rect
+        return chip
 
     def _axis(
         self, i: int, clock_name: str, rels: list[float], x0: float, w: float, y: float

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 
 from gui.draw import palette
 from gui.draw.key_axes import KeyAxisLayouts
@@ -26,7 +26,6 @@ from gui.draw.runqueue_scene import (
     PAD,
     PLAIN,
     TITLE,
-    Chip,
     Scene,
     bfs_words,
     fit_chip,
@@ -168,27 +167,6 @@ class SceneBuilder(KeyAxisLayouts):
             sc.text(body, NO_TASK, PLAIN, palette.GREY, Qt.AlignmentFlag.AlignCenter)
         self.scene.footers[i] = QRectF(r.left() + 6, r.bottom() - LINE_H, r.width() - 12, LINE_H)
         self.scene.section_rects[i] = r
-
-    def _chip(
-        self,
-        i: int,
-        e: RunqueueEntry,
-        x: float,
-        y: float,
-        compact: bool,
-        detail: str = "",
-        tags: Sequence[tuple[str, QColor]] = (),
-    ) -> Chip:
-        title = ("▶ " if e.running else "") + self._names.get(e.tid, f"task {e.tid}")
-        detail = "" if compact else detail
-        w = max(
-            font_metrics(self._fonts[BOLD]).horizontalAdvance(title),
-            font_metrics(self._fonts[PLAIN]).horizontalAdvance(detail),
-        )
-        chip = Chip(QRectF(x, y, w + 18, CHIP_H[compact]), e.tid, title, detail, e.running, list(tags))
-        self.scene.chips.append(chip)
-        self.scene.rects[(i, e.tid)] = chip.rect
-        return chip
 
     # ---- O(1) -----------------------------------------------------------------------------------------
 
