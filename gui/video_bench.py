@@ -49,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from gui.main_window import MainWindow
-    from gui.video import FrameEncoder, VideoSpec, advance_to_frame, check_spec, offscreen_window, prepare
+    from gui.video import VideoSpec, advance_to_frame, check_spec, offscreen_window, prepare
+    from gui.video_encode import FrameEncoder
     from model.scenario import load_scenario
 
     app = QApplication.instance() or QApplication(["video_bench"])
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(tmp) / "bench.mp4"
         wall0, cpu0 = time.perf_counter(), time.process_time()
         checking = 0.0
-        with out.open("wb") as fh, FrameEncoder(fh, ".mp4", spec) as encoder:
+        with out.open("wb") as fh, FrameEncoder(fh, ".mp4", spec.size, spec.fps) as encoder:
             for i in range(spec.frames):
                 with _timed(stages["advance"]):
                     advance_to_frame(window, spec, i)

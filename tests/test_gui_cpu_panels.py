@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from fakes import TWO_CPUS
 from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QImage, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QWidget
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
@@ -676,6 +676,27 @@ def test_eevdf_lanes_and_tags_are_the_views_own(rq_panel: RunqueuePanel) -> None
     assert tags == {1: [], 2: [], 3: ["runs next"]}
     rects = rq_panel.scene.rects
     assert rects[(0, 1)].top() > rects[(0, 2)].bottom()  # the running entry sits in the ineligible lane
+
+
+@pytest.mark.parametrize(("height", "longest"), [(200, 1), (230, 3), (320, 4)])
+def test_eevdf_lanes_say_what_they_hold_in_the_words_that_fit(
+    rq_panel: RunqueuePanel, height: int, longest: int
+) -> None:
+    # Large text on a 1280x720 screen cut "vruntime left of the line, may run" off at its third line.
+    entries = (
+        EevdfEntry(1, True, False, 1_000_000, 1_700_000, -200_000, 700_000, False),
+        EevdfEntry(2, False, True, 600_000, 1_000_000, 200_000, 700_000, True),
+    )
+    snap = story("eevdf").advance(10_000_000)
+    rq_panel.resize(700, height)
+    rq_panel.render(dataclasses.replace(snap, runqueues=(EevdfView(0, entries, 600_000, 800_000),)))
+    line_h = QFontMetrics(rq_panel._fonts[rs.PLAIN]).lineSpacing()
+    lanes = ("eligible", "ineligible")
+    said = [(r, words) for r, words, *_ in rq_panel.scene.texts if words.startswith(lanes)]
+    assert [words.split(":")[0].split("\n")[0] for _, words in said] == ["eligible", "ineligible"]
+    for rect, words in said:
+        assert (words.count("\n") + 1) * line_h <= rect.height() or "\n" not in words
+    assert max(words.count("\n") + 1 for _, words in said) == longest  # the longest form that fits
 
 
 def test_lane_ticks_read_round_instants_in_the_steps_unit() -> None:

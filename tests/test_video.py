@@ -178,7 +178,7 @@ def test_a_gif_colour_first_seen_after_the_first_frame_keeps_its_shade(qapp) -> 
     from PySide6.QtGui import QColor, QImage, QPainter
 
     from gui.draw import palette
-    from gui.video import GifPalette
+    from gui.video_encode import GifPalette
 
     def picture(fill: QColor | None) -> QImage:
         image = QImage(120, 80, QImage.Format.Format_ARGB32_Premultiplied)

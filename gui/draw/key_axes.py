@@ -46,6 +46,19 @@ CFS_GUTTER_WORDS = (
 )
 
 
+# What each EEVDF lane holds, longest first (a short run-queue section, large text: a shorter form).
+EEVDF_LANE_WORDS = {
+    True: (
+        "eligible:\nvruntime left\nof the line,\nmay run",
+        "eligible:\nleft of the\nline: may run",
+        "eligible",
+    ),
+    False: (
+        "ineligible:\nvruntime right\nof the line,\nmust wait",
+        "ineligible:\nright of the\nline: waits",
+        "ineligible",
+    ),
+}
 TRAIL_MIN_H = 60  # the least room above the chips worth a trail (px)
 
 
@@ -162,11 +175,9 @@ class KeyAxisLayouts:
         self._clock_line(rng, x0, w, body.top() + 4, axis_y)
         if gutter == GUTTER_W:
             rect = QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top())
-            line_h = font_metrics(self._fonts[PLAIN]).lineSpacing()
-            for words in CFS_GUTTER_WORDS:  # the longest form whose lines fit the gutter's height
-                if line_h * (words.count("\n") + 1) <= rect.height():
-                    self.scene.text(rect, words, PLAIN)
-                    break
+            words = self._tallest_fitting(CFS_GUTTER_WORDS, rect.height())
+            if words:
+                self.scene.text(rect, words, PLAIN)
         tags: dict[int, list[tuple[str, QColor]]] = {e.tid: [] for e in entries}
         for e in entries:
             if e.picks_next:
@@ -209,6 +220,11 @@ class KeyAxisLayouts:
         rect = QRectF(x0 + w - width, lane.top(), width, LINE_H)
         self.scene.text(rect, words, PLAIN, palette.GREY, ALIGN_RIGHT, palette.BACKGROUND)
 
+    def _tallest_fitting(self, forms: Sequence[str], height: float) -> str:
+        """The longest of ``forms`` (longest first) whose lines fit ``height``; "" if none does."""
+        line_h = font_metrics(self._fonts[PLAIN]).lineSpacing()
+        return next((words for words in forms if line_h * (words.count("\n") + 1) <= height), "")
+
     def _layout_eevdf(self, i: int, rq: EevdfView, body: QRectF, compact: bool) -> None:
         """EEVDF: each request as a bar from vruntime to deadline; eligible above, ineligible below."""
         sc, axis_y = self.scene, body.bottom() - 24
@@ -224,14 +240,12 @@ class KeyAxisLayouts:
         keys = [v for lane in lanes.values() for item in lane for v in item[1:3]]
         rng = self._axis(i, "avg_vruntime (V)", keys, x0, w, axis_y)
         lane_h = (axis_y - body.top()) / 2
-        words = (
-            "eligible:\nvruntime left\nof the line,\nmay run",
-            "ineligible:\nvruntime right\nof the line,\nmust wait",
-        )
         for k, eligible in enumerate((True, False)):
             lane = QRectF(body.left(), body.top() + k * lane_h, body.width(), lane_h - 2)
             sc.boxes.append((lane, palette.LIGHT_GREY if k == 0 else palette.BACKGROUND))
-            sc.text(QRectF(lane.left() + 6, lane.top(), GUTTER_W - 12, lane.height()), words[k])  # to x0 - 6
+            forms = EEVDF_LANE_WORDS[eligible]
+            words = self._tallest_fitting(forms, lane.height()) or forms[-1]
+            sc.text(QRectF(lane.left() + 6, lane.top(), GUTTER_W - 12, lane.height()), words)  # to x0 - 6
             self._timeline(i, lanes[eligible], lane, rng, x0, w)
         self._clock_line(rng, x0, w, body.top(), axis_y)
 
