@@ -25,6 +25,8 @@ from model.snapshot import BandView, QdiscView
 
 LABEL_H, COUNTS_H, MIN_BAR_H = 20.0, 18.0, 14.0
 
+LABEL_GAP = 10  # px between the words in the bands' gap and the bands' own words
+
 
 def band_parts(h: float) -> tuple[bool, bool]:
     """What a band's row of height ``h`` has room for: (its name line above the bar, its counters
@@ -189,9 +191,11 @@ def draw_path(p: QPainter, fonts: Fonts, lay: QdiscLayout, q: QdiscView) -> None
     ):
         return
     p.setPen(palette.TEXT)
-    if x1 - x0 >= 100:
-        p.setFont(fonts["text"])
-        draw_text(p, QRectF(x0, cy + 14, x1 - x0, 20), Qt.AlignmentFlag.AlignCenter, "dequeued by")
+    p.setFont(fonts["text"])
+    if x1 - x0 >= p.fontMetrics().horizontalAdvance("dequeued by") + 2 * LABEL_GAP:
+        # Clear of the middle band's "sent" count, which ends where the gap begins.
+        words = QRectF(x0 + LABEL_GAP, cy + 14, x1 - x0 - LABEL_GAP, 20)
+        draw_text(p, words, Qt.AlignmentFlag.AlignCenter, "dequeued by")
     color = palette.cpu_color(q.dequeuer_cpu) if q.dequeuer_cpu >= 0 else palette.LIGHT_GREY
     p.setBrush(QBrush(color))
     p.setPen(Qt.PenStyle.NoPen)
