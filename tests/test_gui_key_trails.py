@@ -14,7 +14,7 @@ from gui.draw.key_trails import KeyTrails, trail_span_ns
 from gui.panels.runqueue import RunqueuePanel
 from model.scenario import load_scenario
 from model.simulation import Simulation
-from model.snapshot import Cfs2623View, Cfs2624View, SwitchRecord
+from model.snapshot import Cfs2623View, Cfs2624View, Snapshot, SwitchRecord, YieldRecord
 
 
 def test_trails_break_where_a_task_is_away_and_start_anew_when_time_goes_back() -> None:
@@ -104,3 +104,30 @@ def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -
     inside = next(tr.clip for tr in trails)
     words = panel.describe_at(QPointF(inside.center().x(), inside.top() + 3))
     assert words.startswith("Trails: where each task's key sat")
+
+
+def test_a_compat_yield_sends_the_reporters_trail_to_the_right_end() -> None:
+    """2007 lesson, watch 4: with sched_compat_yield = 1 a yield moves the reporter's key (what its
+    trail draws) to the right of every other key, up from where it was."""
+    sim = Simulation(load_scenario("cfs-yield-2007").with_overrides({"sched.compat_yield": 1}))
+    sim.advance(100_000_000)
+    reporter = next(t.tid for t in sim.advance(0).tasks if t.name == "iperf-reporter")
+    before = cfs_keys(_cfs_view(sim.advance(0)))
+    jumps = 0
+    for _ in range(4_000):
+        snap = sim.advance(20_000)
+        keys = cfs_keys(_cfs_view(snap))
+        moved = [
+            r for r in snap.events if isinstance(r, YieldRecord) and r.tid == reporter and not r.outcome.noop
+        ]
+        if moved and len(keys) > 1 and reporter in before:
+            assert keys[reporter] == max(keys.values()) and keys[reporter] > before[reporter]
+            jumps += 1
+        before = keys
+    assert jumps > 10
+
+
+def _cfs_view(snap: Snapshot) -> Cfs2623View:
+    rq = snap.runqueues[0]
+    assert isinstance(rq, Cfs2623View)
+    return rq

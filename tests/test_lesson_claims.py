@@ -13,9 +13,10 @@ outputs on both sides; no seed figure is an expected value here. Claim (where it
   (2007 watch 2; the O(1) and CFS 2.6.23 yield descriptions) -> ``test_where_a_yield_sends_the_reporter``
 - bandwidth follows the data thread's share: two thirds of it, two thirds of the bytes (2007 watch 3)
   -> ``test_bandwidth_follows_the_data_threads_share``
-- sched_compat_yield = 1, even mid-run, sends yields behind every task and the bandwidth comes back
-  (2007 watch 4; README 2007 compat rows)
+- sched_compat_yield = 1, even mid-run, sends yields behind every task (the trail jumps to the right
+  end) and the bandwidth comes back (2007 watch 4; README 2007 compat rows)
   -> ``test_live_compat_yield_sends_yields_rightmost_and_restores_bandwidth``,
+  ``test_gui_key_trails.py::test_a_compat_yield_sends_the_reporters_trail_to_the_right_end``,
   ``test_compat_yield_restores_the_o1_rate``
 - the fixed build: no yields, and iperf uses only the CPU the data thread needs (2007 try 1; README
   2007 ``fixed``) -> ``test_fixed_build_has_no_yields_and_only_the_data_threads_cpu``
