@@ -10,8 +10,15 @@ module beside its source. ``NATIVE`` says which of the two this process runs.
 
 from __future__ import annotations
 
+import os
 from importlib.machinery import ExtensionFileLoader, PathFinder
 from pathlib import Path
+
+# numpy's OpenBLAS starts a thread per core when numpy is imported, and they spin for a while: about
+# 0.1 s of CPU per process, taken from the run beside it on a small machine (a sweep's other job).
+# The model does no linear algebra (numpy holds arrays and draws random numbers), so one thread does;
+# a setting of the user's stands. Set here, before anything of schedlab imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 RESOURCE_PACKAGE = "schedlab_resources"  # the top-level resources/ folder, installed under this name
 

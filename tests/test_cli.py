@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -209,3 +212,18 @@ def test_run_text_states_a_bandwidth_only_where_something_is_on_a_network(
     for story in ("cfs-yield-2007", "bfs-saturated-2009", "qdisc-fairness-2011"):
         code, out, _ = run(capsys, "run", story, "--duration", "0.02")
         assert code == 0 and "  bandwidth " in out, story
+
+
+def test_a_schedlab_process_starts_no_blas_threads() -> None:
+    """numpy's OpenBLAS would start a spinning thread per core (about 0.1 s of CPU per process); the
+    model does no linear algebra, so it asks for one unless the user set a number."""
+    code = (
+        "import model.cli, numpy, os; "
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "1"]  # the setting, and the process's threads: the main one alone
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[0] == "2"  # the user's own setting stands
