@@ -2,11 +2,12 @@
 
 ``render`` lays the run queues out once per frame (``gui.draw.runqueue_layouts``: O(1) arrays, the CFS
 timeline, BFS's deadline list, EEVDF's eligible and ineligible requests, one layout per view kind) and
-``paintEvent`` only draws the result. When a yield record arrives, the panel rings the yielder where it
-landed, draws an arrow from where it ran, and says in plain words what happened ("yield sent it here",
-"picked again at once") with the policy's own words for the landing underneath (its registry entry's
-``describe_landing``), for ``LANDING_S`` seconds of wall time: the window's playback drives the
-frames, the panel has no timer.
+``paintEvent`` only draws the result (``gui.draw.runqueue_painting``). Under CFS the panel keeps each
+task's recent keys (``gui.draw.key_trails``), drawn as a trail above its chip. When a yield record
+arrives, the panel rings the yielder where it landed, draws an arrow from where it ran, and says in
+plain words what happened ("yield sent it here", "picked again at once") with the policy's own words
+for the landing underneath (its registry entry's ``describe_landing``), for ``LANDING_S`` seconds of
+wall time: the window's playback drives the frames, the panel has no timer.
 """
 
 from __future__ import annotations
