@@ -257,7 +257,7 @@ class SceneBuilder(KeyAxisLayouts):
         column where they fit there: a yield's arrow crosses the line in that column."""
         sc, fm = self.scene, font_metrics(self._fonts[BOLD])
         sc.line(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()), palette.VERMILLION, 2)
-        shortest = fm.horizontalAdvance(now_words(jiffies, lambda words: ";" not in words))
+        shortest = fm.horizontalAdvance(now_wordings(jiffies)[-1])
         left = chip_w + 16 if shortest + 16 <= r.width() - chip_w - 16 else 20
         label = now_words(jiffies, lambda words: fm.horizontalAdvance(words) + 16 <= r.width() - left)
         rect = QRectF(r.left() + left, r.top() + 3, fm.horizontalAdvance(label) + 16, r.height() - 6)
@@ -287,14 +287,18 @@ def now_tip(jiffies: int) -> str:
     )
 
 
-def now_words(jiffies: int, fits: Callable[[str], bool]) -> str:
-    """The words on BFS's "now" line: the longest of its wordings that ``fits``."""
-    wordings = (
+def now_wordings(jiffies: int) -> tuple[str, ...]:
+    """The words BFS's "now" line may say, longest first."""
+    return (
         f"now: jiffies {jiffies}; deadlines above this line have passed",
         f"now: jiffies {jiffies}; deadlines above have passed",
         f"now: jiffies {jiffies}",
     )
-    return next((words for words in wordings if fits(words)), "now")
+
+
+def now_words(jiffies: int, fits: Callable[[str], bool]) -> str:
+    """The words on BFS's "now" line: the longest of its wordings that ``fits``, else "now"."""
+    return next((words for words in now_wordings(jiffies) if fits(words)), "now")
 
 
 def idle_runs(sections: Sequence[RunqueueView]) -> list[list[int]]:
