@@ -20,7 +20,7 @@ import numpy as np
 
 from gui.draw.span_log import SpanLog
 from model.net.txconfig import EXIT_REASONS
-from model.snapshot import IrqRecord, SwitchRecord, TenureRecord, TraceRecord, YieldRecord
+from model.snapshot import CpuView, IrqRecord, QdiscView, SwitchRecord, TenureRecord, TraceRecord, YieldRecord
 
 HISTORY_MAX = 4096  # segments kept per CPU
 # Interrupts kept per CPU: the 2011 NIC's interrupt CPUs have about 15 a millisecond, so that the lanes'
@@ -220,6 +220,21 @@ class LaneHistory:
         self.open_irq: tuple[int, int] | None = None  # (since, HARDIRQ or SOFTIRQ): an open context's stretch
         self._bucket: dict[int, int] = {}
         self._bucket_span = (0, 0)
+
+    def catch_up(
+        self, cpu: CpuView, qdisc: QdiscView | None, now_ns: int, since_ns: int, quantum_ns: int
+    ) -> None:
+        """Bring what is open to the snapshot's ``cpu``: the task running now (since ``since_ns``, the
+        previous frame, when nothing has switched yet), the dequeuer tenure and the interrupt context
+        in progress."""
+        if self.open_code is None:  # nothing switched yet: it has run since the previous frame
+            self.open_code, self.open_start = cpu.curr_tid, since_ns
+        elif self.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
+            self.switch(now_ns, cpu.curr_tid, self.open_code, quantum_ns)
+        dequeuing = qdisc is not None and qdisc.dequeuer_cpu == cpu.index and qdisc.dequeuer_since_ns >= 0
+        self.open_tenure = qdisc.dequeuer_since_ns if qdisc is not None and dequeuing else None
+        since = cpu.open_irq_since_ns
+        self.open_irq = None if since < 0 else (since, HARDIRQ if cpu.state == "hardirq" else SOFTIRQ)
 
     def switch(self, t_ns: int, tid: int, prev_tid: int, quantum_ns: int) -> None:
         if self.open_code is None:

@@ -27,8 +27,6 @@ from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.lane_brushes import forget_brushes
 from gui.draw.lane_history import (
-    HARDIRQ,
-    SOFTIRQ,
     LaneHistory,
     bar_runs,
     ingest,
@@ -210,16 +208,8 @@ class CpuLanesPanel(HoverTipsPanel):
         previous = self.clock.last_ns
         self.clock.observe(now, seen.counted)
         for lane, cpu in zip(self.lanes, snapshot.cpus, strict=True):
-            if lane.open_code is None:  # nothing switched yet: it has run since the previous frame
-                lane.open_code, lane.open_start = cpu.curr_tid, now if previous is None else previous
-            elif lane.open_code != cpu.curr_tid:  # records lost to the machine's trace limit
-                lane.switch(now, cpu.curr_tid, lane.open_code, self._quantum())
-            q = snapshot.qdisc
-            dequeuing = q is not None and q.dequeuer_cpu == cpu.index and q.dequeuer_since_ns >= 0
-            lane.open_tenure = q.dequeuer_since_ns if q is not None and dequeuing else None
-            self._tenures_seen |= dequeuing
-            since = cpu.open_irq_since_ns
-            lane.open_irq = None if since < 0 else (since, HARDIRQ if cpu.state == "hardirq" else SOFTIRQ)
+            lane.catch_up(cpu, snapshot.qdisc, now, now if previous is None else previous, self._quantum())
+            self._tenures_seen |= lane.open_tenure is not None
             lane.prune(now - self.kept_ns)
         self._cpus = snapshot.cpus
         self._dequeuer = snapshot.qdisc.dequeuer_cpu if snapshot.qdisc is not None else -1
