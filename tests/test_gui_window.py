@@ -21,7 +21,7 @@ from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 import model
 from gui.draw.layout_plan import plan_layout
 from gui.main_window import MainWindow
-from gui.panels.controls import why_disabled
+from gui.panels.controls import why_disabled, wrapped
 from gui.panels.status import status_text
 from gui.panels.time_controls import format_sim_time, slider_to_speed, speed_label, speed_to_slider
 from gui.playback import (
@@ -304,6 +304,16 @@ def test_a_control_is_not_set_back_by_the_value_it_sent(window: MainWindow) -> N
     assert shown == []  # the checkbox already shows 1: settings flowed down without touching it
     window.playback.apply_live("sched.compat_yield", 0)  # a change from elsewhere does reach it
     assert shown == ["sched.compat_yield"] and window.controls.shown("sched.compat_yield") == 0
+
+
+def test_a_setting_and_its_value_stay_on_one_line(window: MainWindow) -> None:
+    # A narrow column (File > Export of the controls: 307 px) broke "sched_compat_yield =" from its "1".
+    check = window.controls.checks["sched.compat_yield"]
+    for width in (60, 120, 205):
+        lines = wrapped("sched_compat_yield = 1\n(a yield goes to the back)", check, width).split("\n")
+        assert lines[0].replace("\u00a0", " ") == "sched_compat_yield = 1", width
+        assert all(line for line in lines)  # and the rest still wraps between its words
+    assert len(wrapped("a yield goes to the back", check, 60).split("\n")) > 1
 
 
 def test_control_ranges_are_the_models(window: MainWindow) -> None:

@@ -77,10 +77,11 @@ def _scale_font(widget: QWidget, pt: int = FONT_PT, bold: bool = False) -> None:
 
 def wrapped(text: str, widget: QWidget, width: int = LINE_PX) -> str:
     """``text`` with line breaks between words so that no line is wider than ``width`` px in the
-    widget's font (radio buttons and check boxes do not wrap by themselves)."""
+    widget's font (radio buttons and check boxes do not wrap by themselves). A setting and its value
+    stay on one line: "sched_compat_yield = 1" is not broken at its spaces (no-break spaces hold it)."""
     fm = widget.fontMetrics()
     lines: list[str] = []
-    for paragraph in text.split("\n"):
+    for paragraph in text.replace(" = ", "\u00a0=\u00a0").split("\n"):
         line = ""
         for word in paragraph.split(" "):
             trial = f"{line} {word}" if line else word
