@@ -311,7 +311,7 @@ def test_a_setting_and_its_value_stay_on_one_line(window: MainWindow) -> None:
     check = window.controls.checks["sched.compat_yield"]
     for width in (60, 120, 205):
         lines = wrapped("sched_compat_yield = 1\n(a yield goes to the back)", check, width).split("\n")
-        assert lines[0].replace("\u00a0", " ") == "sched_compat_yield = 1", width
+        assert lines[0] == "sched_compat_yield = 1", width
         assert all(line for line in lines)  # and the rest still wraps between its words
     assert len(wrapped("a yield goes to the back", check, 60).split("\n")) > 1
 

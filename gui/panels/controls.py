@@ -78,7 +78,7 @@ def _scale_font(widget: QWidget, pt: int = FONT_PT, bold: bool = False) -> None:
 def wrapped(text: str, widget: QWidget, width: int = LINE_PX) -> str:
     """``text`` with line breaks between words so that no line is wider than ``width`` px in the
     widget's font (radio buttons and check boxes do not wrap by themselves). A setting and its value
-    stay on one line: "sched_compat_yield = 1" is not broken at its spaces (no-break spaces hold it)."""
+    stay on one line: "sched_compat_yield = 1" is not broken at its spaces."""
     fm = widget.fontMetrics()
     lines: list[str] = []
     for paragraph in text.replace(" = ", "\u00a0=\u00a0").split("\n"):
@@ -91,7 +91,7 @@ def wrapped(text: str, widget: QWidget, width: int = LINE_PX) -> str:
             else:
                 line = trial
         lines.append(line)
-    return "\n".join(lines)
+    return "\n".join(lines).replace("\u00a0", " ")  # held together while broken into lines
 
 
 def builtin_titles() -> dict[str, str]:
