@@ -10,7 +10,7 @@ from PySide6.QtCore import QPointF
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
 from gui.draw.key_axes import cfs_keys
-from gui.draw.key_trails import KeyTrails, trail_span_ns
+from gui.draw.key_trails import GAP_PARTS, KeyTrails, trail_span_ns
 from gui.panels.runqueue import RunqueuePanel
 from model.scenario import load_scenario
 from model.simulation import Simulation
@@ -19,17 +19,31 @@ from model.snapshot import Cfs2623View, Cfs2624View, Snapshot, SwitchRecord, Yie
 
 def test_trails_break_where_a_task_is_away_and_start_anew_when_time_goes_back() -> None:
     trails = KeyTrails()
-    for t, keys in [(0, {1: 5, 2: 0}), (10, {1: 4}), (20, {1: 3, 2: -1}), (30, {1: 2, 2: -2})]:
-        trails.add(0, t, keys)
-    everything = trails.paths(0, 30, 1_000)
-    assert everything == [(1, [(0, 5), (10, 4), (20, 3), (30, 2)]), (2, [(20, -1), (30, -2)])]
-    # From 15 back: the samples since, and the one before so that the trail reaches the top.
-    assert trails.paths(0, 30, 15) == [(1, [(10, 4), (20, 3), (30, 2)]), (2, [(20, -1), (30, -2)])]
-    assert trails.paths(1, 30, 1_000) == []  # another section: nothing yet
-    trails.add(0, 30, {1: 7})  # the same instant again: it replaces the sample
-    assert trails.paths(0, 30, 1_000) == [(1, [(0, 5), (10, 4), (20, 3), (30, 7)])]
+    for t in range(101):  # task 1 all along, task 2 from t = 50, task 3 from 60 to 70
+        trails.add(0, t, {1: -t} | ({2: t} if t >= 50 else {}) | ({3: 0} if 60 <= t <= 70 else {}))
+    # From 60 back: the samples since, and the one before so that a trail reaches the top; a task's
+    # run ends where it is away (task 3, closed first), or starts where it came.
+    assert trails.paths(0, 100, 60) == [
+        (3, [(t, 0) for t in range(60, 71)]),
+        (1, [(t, -t) for t in range(39, 101)]),
+        (2, [(t, t) for t in range(50, 101)]),
+    ]
+    assert trails.paths(1, 100, 60) == []  # another section: nothing yet
+    trails.add(0, 100, {1: 7})  # the same instant again: it replaces the sample
+    assert trails.paths(0, 100, 60)[-1] == (1, [*((t, -t) for t in range(39, 100)), (100, 7)])
+    assert (2, [(t, t) for t in range(50, 100)]) in trails.paths(0, 100, 60)
     trails.add(0, 5, {1: 1})  # back in time (a rewind): the past starts anew
-    assert trails.paths(0, 5, 1_000) == []
+    assert trails.paths(0, 5, 60) == []
+
+
+def test_samples_far_apart_are_not_joined() -> None:
+    # A jump (the scrubber, a lesson's run) or frames far apart at high speed: no line over the gap.
+    trails = KeyTrails()
+    for t in (0, 1, 2, 100, 101):
+        trails.add(0, t, {1: -t})
+    assert GAP_PARTS * 10 == 300
+    assert trails.paths(0, 101, 300) == [(1, [(0, 0), (1, -1), (2, -2)]), (1, [(100, -100), (101, -101)])]
+    assert trails.paths(0, 101, 3_000) == [(1, [(0, 0), (1, -1), (2, -2), (100, -100), (101, -101)])]
 
 
 def test_trail_span_crosses_the_axis_once_at_the_rate_keys_fall_behind() -> None:
@@ -131,3 +145,18 @@ def _cfs_view(snap: Snapshot) -> Cfs2623View:
     rq = snap.runqueues[0]
     assert isinstance(rq, Cfs2623View)
     return rq
+
+
+def test_no_trail_joins_frames_as_far_apart_as_fast_speed_makes_them(qtbot) -> None:
+    # At Fast (real time, 30 frames a second) a frame is 33 ms of the run: the keys zigzag every few
+    # ms in between, and a line from frame to frame would draw motion that never happened.
+    panel = RunqueuePanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 480)
+    sim = Simulation(load_scenario("cfs-yield-2007"))
+    for _ in range(30):
+        panel.render(sim.advance(33_333_333))
+    assert panel.scene.trails == []
+    for _ in range(30):
+        panel.render(sim.advance(333_333))  # Normal: 1/100 of real time
+    assert {tr.tid for tr in panel.scene.trails} == {t.tid for t in sim.advance(0).tasks}  # both threads

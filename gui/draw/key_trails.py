@@ -8,6 +8,7 @@ from collections import deque
 
 from gui.draw.formats import nice_step
 
+GAP_PARTS = 30  # samples further apart than a trail's span / GAP_PARTS are not joined
 TRAIL_SAMPLES = 2048  # per section: past a trail's height in pixel rows (samples are a row apart)
 
 # A trail: the task, then (instant, key relative to the clock) oldest first.
@@ -54,7 +55,9 @@ class KeyTrails:
     def paths(self, section: int, now_ns: int, span_ns: int) -> list[Trail]:
         """Each task's runs of consecutive samples from ``span_ns`` before ``now_ns`` (and the sample
         just before, so that a trail reaches the top), oldest first; a sample without the task (it
-        slept, or left the CPU) ends a run. Runs of one sample are left out: they draw nothing."""
+        slept, or left the CPU) ends a run, and so does a gap of more than ``span_ns / GAP_PARTS``
+        between two samples (a jump, or frames too far apart at high speed: a straight line over it
+        would draw motion nobody saw). Runs of one sample are left out: they draw nothing."""
         samples = self._samples.get(section)
         if not samples:
             return []
@@ -65,7 +68,12 @@ class KeyTrails:
                 break
         out: list[Trail] = []
         open_runs: dict[int, list[tuple[int, int]]] = {}
+        gap, last = span_ns / GAP_PARTS, None
         for t, keys in reversed(recent):
+            if last is not None and t - last > gap:
+                out.extend(open_runs.items())
+                open_runs = {}
+            last = t
             for tid in [tid for tid in open_runs if tid not in keys]:
                 out.append((tid, open_runs.pop(tid)))
             for tid, rel in keys.items():
