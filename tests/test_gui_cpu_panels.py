@@ -699,6 +699,23 @@ def test_eevdf_lanes_say_what_they_hold_in_the_words_that_fit(
     assert max(words.count("\n") + 1 for _, words in said) == longest  # the longest form that fits
 
 
+def test_two_cpus_sit_side_by_side_where_stacked_they_would_be_rows(qtbot) -> None:
+    # Two CPUs in a wide, short panel (1920x1080, 260 px) got a row each: one chip in 125 px of blank.
+    assert rs.section_grid(2, 1000, 260) == (2, 1)  # side by side, each the panel's full height
+    assert rs.section_grid(2, 1000, 400) == (1, 2)  # tall enough: stacked, each the panel's width
+    assert rs.section_grid(2, 900, 260) == (1, 2)  # too narrow for two: the rows layout takes over
+    assert rs.section_grid(1, 1000, 260) == (1, 1)
+    assert rs.section_grid(4, 1000, 900) == (2, 2)  # as before: past two CPUs, two columns if wide
+    panel = RunqueuePanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 260)
+    sim = Simulation(load_scenario("yield-playground").with_overrides({"machine.cpus": 2}))
+    panel.render(sim.advance(50_000_000))
+    left, right = panel.scene.section_rects[0], panel.scene.section_rects[1]
+    assert left.top() == right.top() and right.left() > left.right() and left.height() > 200
+    assert any(words.startswith("CPU 1 · CFS") for _, words, *_ in panel.scene.texts)  # a key axis each
+
+
 def test_lane_ticks_read_round_instants_in_the_steps_unit() -> None:
     assert fmt.tick_label(2_345_000_000, 5_000_000) == "2345 ms"  # not "2.35 s" for two ticks
     assert fmt.tick_label(1_500_000, 500_000) == "1500 µs"

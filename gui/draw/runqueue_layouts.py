@@ -78,7 +78,7 @@ class SceneBuilder(KeyAxisLayouts):
         where that leaves a section too little room, one row per CPU with its queue in pick order."""
         self.scene = Scene()
         self._alone = len(sections) == 1
-        cols, rows = section_grid(len(sections), size.width())
+        cols, rows = section_grid(len(sections), size.width(), size.height())
         w, h = (size.width() - PAD) / cols, (size.height() - PAD) / rows
         if h < MIN_SECTION_H and len(sections) > 1:
             self._layout_rows(sections, size)

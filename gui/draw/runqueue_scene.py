@@ -34,6 +34,7 @@ from model.snapshot import (
 MIN_SPAN_NS = 1_000_000  # a key axis spans at least 1 ms
 PAD, LINE_H, TAG_H, GUTTER_W = 8, 24, 20, 132
 MIN_SECTION_H = 150  # a CPU's section needs this much height; less, and each CPU gets a row
+MIN_SECTION_W = 500  # two sections side by side need twice this much width
 GUTTER_MIN_BODY_W = 620  # a narrower key axis leaves the words at its left out (the axis says it)
 CHIP_H = {True: 26, False: 42}  # compact (one line) or with a detail line
 HEADLINES: dict[type, tuple[str, str]] = {  # (wide, narrow)
@@ -113,9 +114,12 @@ def stack_levels(spans: Sequence[tuple[float, float]], gap: float = 6.0) -> list
     return out
 
 
-def section_grid(n: int, width: float) -> tuple[int, int]:
-    """(columns, rows) of the per-CPU sections: stacked up to two, then two side by side if wide enough."""
-    cols = 2 if n > 2 and width >= 1000 else 1
+def section_grid(n: int, width: float, height: float) -> tuple[int, int]:
+    """(columns, rows) of the per-CPU sections: two side by side where the panel is wide enough for
+    two (``MIN_SECTION_W`` each) and there are more than two CPUs, or two that stacked would each be
+    shorter than ``MIN_SECTION_H``; otherwise stacked."""
+    side_by_side = n > 2 or (n == 2 and (height - PAD) / 2 < MIN_SECTION_H)
+    cols = 2 if side_by_side and width >= 2 * MIN_SECTION_W else 1
     return cols, max(math.ceil(n / cols), 1)
 
 
