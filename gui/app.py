@@ -31,8 +31,10 @@ from model.keyspec import shown
 from model.scenario import Scenario, ScenarioError, option_value
 
 ICON_FILES = ("schedlab.svg", "schedlab-256.png")  # in resources/icons/; the PNG where SVG cannot load
-EXPORT_LEAD_NS = 20_000_000  # the last 20 ms before --at are played frame by frame: 2 s at Normal
-EXPORT_FRAMES = 120
+# The last 100 ms before --at are played frame by frame (10 s at Normal), 0.42 ms a frame: the run
+# queue's key trails reach back 50 ms in the 2007 story and join samples at most 1.7 ms apart.
+EXPORT_LEAD_NS = 100_000_000
+EXPORT_FRAMES = 240
 WINDOW_SIZE = (1600, 1000)  # export's window, where --size does not give it
 EXPORT_PROGRESS_STEPS = 20  # the run up to --at in slices, so a long one shows progress
 # --panel: the slugs of window_export.export_targets (a test keeps the two the same), checked before the run

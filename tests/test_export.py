@@ -169,3 +169,21 @@ def window(qtbot, temp_settings):  # noqa: F811 - the fixture above
     for _ in range(10):
         w.playback.tick(1 / 60)
     return w
+
+
+def test_an_export_plays_enough_frames_for_the_run_queues_trails(qtbot, temp_settings) -> None:  # noqa: F811
+    # With 20 ms played frame by frame, a figure's 50 ms trails stopped two fifths of the way up.
+    from gui.app import play_to
+    from gui.main_window import MainWindow
+    from model.scenario import load_scenario
+
+    w = MainWindow(load_scenario("cfs-yield-2007"), settings=temp_settings, use_timer=False)
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    w.show()
+    play_to(w, 1_000_000_000)
+    trails = w.runqueue.scene.trails
+    assert trails, "the run queue draws trails"
+    highest = min(pt.y() for tr in trails for pt in tr.points)
+    clip = trails[0].clip
+    assert highest < clip.top() + 0.1 * clip.height(), "they reach the top: the whole span was played"
