@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 FORMATS = (".mp4", ".gif")
 FPS_RANGE = (1, 120)
 MAX_FRAMES = 36_000  # 10 minutes at 60 fps: a bound on the work, named in the error
-LEAD_NS = 20_000_000  # as `export`: the 20 ms before the first frame are played, so lanes have a past
+LEAD_NS = 20_000_000  # the 20 ms before the first frame are played, so lanes have a past (trails grow)
 LEAD_STEPS = 60
 NSEC_PER_SEC = 1_000_000_000
 
