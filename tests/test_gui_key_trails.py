@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
+from gui.draw.formats import exact_duration, exact_time
 from gui.draw.key_axes import cfs_keys
 from gui.draw.key_trails import GAP_PARTS, KeyTrails, trail_span_ns
 from gui.panels.runqueue import RunqueuePanel
@@ -54,6 +55,7 @@ def test_trail_span_crosses_the_axis_once_at_the_rate_keys_fall_behind() -> None
 
 @pytest.mark.parametrize("policy", ["cfs-2.6.23", "cfs-2.6.24"])
 def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -> None:
+    clock = "fair_clock" if policy == "cfs-2.6.23" else "min_vruntime"
     panel = RunqueuePanel()
     qtbot.addWidget(panel)
     panel.resize(700, 480)
@@ -117,7 +119,17 @@ def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -
     assert shown == tids
     inside = next(tr.clip for tr in trails)
     words = panel.describe_at(QPointF(inside.center().x(), inside.top() + 3))
-    assert words.startswith("Trails: where each task's key sat")
+    assert "Trails: where each task's key sat" in words
+    # Hovering a point names its sample: the task, the instant and the model's key there, exactly.
+    tr = max(trails, key=lambda tr: len(tr.points))
+    k = len(tr.points) // 2
+    t_ns, rel_ns = tr.samples[k]
+    assert rel_ns == seen[t_ns][tr.tid]
+    said = panel.describe_at(tr.points[k]).split("\n")[0]
+    name = next(t.name for t in snap.tasks if t.tid == tr.tid)
+    assert said.startswith(f"{name} at t = {exact_time(t_ns)}")
+    side = "past" if rel_ns >= 0 else "before"
+    assert said.endswith(f"its key {exact_duration(abs(rel_ns))} {side} {clock}")
 
 
 def test_a_compat_yield_sends_the_reporters_trail_to_the_right_end() -> None:

@@ -171,7 +171,7 @@ class KeyAxisLayouts:
         span, paths = self._recent_keys(i, list(rels.values()), len(entries), lane)
         past = [float(rel) for _, run in paths for _, rel in run]  # the axis takes the trails in too
         rng = self._axis(i, clock_name, [*rels.values(), *past], x0, w, axis_y)
-        self._key_trails(paths, span, rng, (x0, w), lane)
+        self._key_trails(paths, (span, clock_name), rng, (x0, w), lane)
         self._clock_line(rng, x0, w, body.top() + 4, axis_y)
         if gutter == GUTTER_W:
             rect = QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top())
@@ -201,18 +201,23 @@ class KeyAxisLayouts:
         return span, self._trails.paths(i, self._now_ns, span)
 
     def _key_trails(
-        self, paths: list[Trail], span: int, rng: tuple[float, float], axis: tuple[float, float], lane: QRectF
+        self,
+        paths: list[Trail],
+        reach: tuple[int, str],
+        rng: tuple[float, float],
+        axis: tuple[float, float],
+        lane: QRectF,
     ) -> None:
-        """The trails in ``lane`` above its chips: now at the chips' feet, ``span`` ago at the top,
-        where a line says how far back that is."""
+        """The trails in ``lane`` above its chips: now at the chips' feet, ``reach`` (span, the clock's
+        name) ago at the top, where a line says how far back that is."""
         if not paths:
             return
-        (x0, w), now = axis, self._now_ns
+        (span, clock_name), (x0, w), now = reach, axis, self._now_ns
         top, bottom = lane.top() + LINE_H, lane.bottom() - 12
         clip, per_ns = QRectF(x0, top, w, bottom - top), (bottom - top) / span
         for tid, run in paths:
             points = [QPointF(key_to_x(rel, rng, x0, w), bottom - (now - t) * per_ns) for t, rel in run]
-            self.scene.trails.append(TrailLine(tid, clip, points, span))
+            self.scene.trails.append(TrailLine(tid, clip, points, span, run, clock_name))
         fm = font_metrics(self._fonts[PLAIN])
         options = (f"↑ each key over the last {format_duration(span)}", f"↑ {format_duration(span)} ago")
         words = next((o for o in options if fm.horizontalAdvance(o) + 8 <= 0.6 * w), options[-1])

@@ -202,12 +202,15 @@ class Chip:
 @dataclass
 class TrailLine:
     """A task's recent keys on a CFS axis: ``clip`` is the room above the chips, now at its bottom and
-    ``span_ns`` ago at its top; ``points`` go oldest first."""
+    ``span_ns`` ago at its top; ``points`` go oldest first, each drawn from the sample (instant, key
+    relative to ``clock``) at the same place in ``samples``."""
 
     tid: int
     clip: QRectF
     points: list[QPointF]
     span_ns: int
+    samples: list[tuple[int, int]] = field(default_factory=list)
+    clock: str = ""
 
 
 # A text of the scene: its rectangle, words, style (PLAIN, BOLD, TITLE), ink, alignment and background.

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
-from gui.draw.formats import exact_duration, format_duration
+from gui.draw.formats import exact_duration, exact_time, format_duration
 from gui.draw.key_axes import cfs_keys
 from gui.draw.key_trails import KeyTrails
 from gui.draw.landing import Landing, free_spot, landing_label, plain_words
@@ -37,7 +37,7 @@ from gui.draw.lane_painting import FADED
 from gui.draw.layer_cache import LayerCache
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_painting import paint_chip_body, paint_label, paint_landing, paint_leader, paint_trails
-from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText
+from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText, TrailLine
 from gui.draw.static_text import font_metrics
 from gui.panels.base import HoverTipsPanel
 from model.sched import POLICIES
@@ -53,6 +53,7 @@ from model.snapshot import (
 
 LANDING_S = 4.0  # wall seconds a yield landing stays drawn
 HOLD_S = 1.5  # a no-op yield does not replace a younger landing that moved its task
+TRAIL_HIT_PX = 6  # hovering this near a trail's point names that sample
 MOVED_PX = 30  # a landing mark stays while its task drifts less than this from where it landed
 
 
@@ -335,13 +336,34 @@ class RunqueuePanel(HoverTipsPanel):
             return tip
         trail = next((tr for tr in self.scene.trails if tr.clip.contains(pos)), None)
         if trail is not None:
-            return (
+            near = self._trail_sample_at(pos)
+            return near + (
                 f"Trails: where each task's key sat over the last {format_duration(trail.span_ns)}, "
                 "on the same axis; the newest at its chip, older higher up. A move to the right is CPU "
                 "time charged to the task (it ran, or a yield put it further back); a drift to the left "
                 "is the clock advancing while it waits."
             )
         return ""
+
+    def _trail_sample_at(self, pos: QPointF) -> str:
+        """The trail sample drawn nearest ``pos`` (within TRAIL_HIT_PX), in words, then a blank line;
+        "" if none is that near."""
+        best: tuple[float, TrailLine, int] | None = None
+        for tr in self.scene.trails:
+            if not tr.clip.contains(pos):
+                continue
+            for k, pt in enumerate(tr.points):
+                d = (pt - pos).manhattanLength()
+                if d <= TRAIL_HIT_PX and (best is None or d < best[0]):
+                    best = (d, tr, k)
+        if best is None or self._snapshot is None:
+            return ""
+        _, tr, k = best
+        t_ns, rel_ns = tr.samples[k]
+        name = self._names.get(tr.tid, f"task {tr.tid}")
+        ago = format_duration(self._snapshot.t_ns - t_ns)
+        key = f"{exact_duration(abs(rel_ns))} {'past' if rel_ns >= 0 else 'before'} {tr.clock}"
+        return f"{name} at t = {exact_time(t_ns)} ({ago} ago): its key {key}\n\n"
 
     def tid_at(self, pos: QPointF) -> int:
         """The task whose chip is at ``pos`` (the topmost), 0 if none."""
