@@ -31,10 +31,6 @@ from model.keyspec import shown
 from model.scenario import Scenario, ScenarioError, option_value
 
 ICON_FILES = ("schedlab.svg", "schedlab-256.png")  # in resources/icons/; the PNG where SVG cannot load
-# The last 100 ms before --at are played frame by frame (10 s at Normal), 0.42 ms a frame: the run
-# queue's key trails reach back 50 ms in the 2007 story and join samples at most 1.7 ms apart.
-EXPORT_LEAD_NS = 100_000_000
-EXPORT_FRAMES = 240
 WINDOW_SIZE = (1600, 1000)  # export's window, where --size does not give it
 EXPORT_PROGRESS_STEPS = 20  # the run up to --at in slices, so a long one shows progress
 # --panel: the slugs of window_export.export_targets (a test keeps the two the same), checked before the run
@@ -280,18 +276,19 @@ def figure_scale(args: argparse.Namespace) -> float:
 def play_to(window: Any, at_ns: int) -> None:
     """Run the model to ``at_ns``: fast up to the last stretch (with a progress bar on a terminal), then
     frame by frame so panels animate."""
+    from gui.playback import LEAD_FRAMES, LEAD_NS
     from model.cli.progress import Progress
 
     playback = window.playback
     sim = playback.simulation
-    lead_start = max(0, at_ns - EXPORT_LEAD_NS)
+    lead_start = max(0, at_ns - LEAD_NS)
     with Progress("running to --at", lead_start / 1e9, " s") as bar:
         for i in range(1, EXPORT_PROGRESS_STEPS + 1):
             target = lead_start * i // EXPORT_PROGRESS_STEPS
             if target > sim.now_ns and playback.advance_to(target) is None:
                 raise ScenarioError(f"the simulation stopped before t = {target / 1e9:.6f} s")
             bar.update(sim.now_ns / 1e9)
-    step = max(1, (at_ns - sim.now_ns) // EXPORT_FRAMES)
+    step = max(1, (at_ns - sim.now_ns) // LEAD_FRAMES)
     while sim.now_ns < at_ns:
         if playback.advance_to(min(at_ns, sim.now_ns + step)) is None:
             raise ScenarioError(f"the simulation stopped at t = {sim.now_ns / 1e9:.6f} s")

@@ -50,6 +50,12 @@ SPEED_PRESETS = {"Slow": SPEED_SLOW, "Normal": SPEED_NORMAL, "Fast": SPEED_FAST}
 SPEED_MIN = 1e-4  # 1/10000 of real time
 SPEED_MAX = 10.0  # fast-forward, model permitting
 
+# A figure or a video starts from a window that has been played: the last LEAD_NS before its instant
+# frame by frame, LEAD_FRAMES of them (0.42 ms apart), so that the lanes have their past and the run
+# queue's key trails reach back their whole span (50 ms in the 2007 story; they join samples at most
+# a thirtieth of it apart).
+LEAD_NS = 100_000_000
+LEAD_FRAMES = 240
 FRAME_INTERVAL_MS = 33  # ~30 Hz: smooth for motion a class follows, half the work of 60 Hz per second
 FRAME_WORK_S = 0.008  # wall time one advance may take before the next frame asks for less
 MAX_WALL_DT_S = 0.1  # a stalled frame (window dragged, laptop asleep) does not jump ahead

@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 FORMATS = (".mp4", ".gif")
 FPS_RANGE = (1, 120)
 MAX_FRAMES = 36_000  # 10 minutes at 60 fps: a bound on the work, named in the error
-LEAD_NS = 20_000_000  # the 20 ms before the first frame are played, so lanes have a past (trails grow)
-LEAD_STEPS = 60
 NSEC_PER_SEC = 1_000_000_000
 
 # Called after each frame with (frames done, frames in all); returns False to cancel.
@@ -162,12 +160,14 @@ def _clock_panels_by_video_time(window: Any, spec: VideoSpec) -> None:
 
 
 def _play_lead(playback: Any, first_ns: int) -> None:
-    """Up to the first frame: fast, then the last 20 ms step by step so the lanes have their past."""
+    """Up to the first frame: fast, then the last ``LEAD_NS`` step by step (``gui.playback``)."""
+    from gui.playback import LEAD_FRAMES, LEAD_NS
+
     sim = playback.simulation
     lead_start = max(0, first_ns - LEAD_NS)
     if lead_start > sim.now_ns and playback.advance_to(lead_start) is None:
         raise ScenarioError(f"the simulation stopped before t = {lead_start / 1e9:.6f} s")
-    step = max(1, (first_ns - sim.now_ns) // LEAD_STEPS)
+    step = max(1, (first_ns - sim.now_ns) // LEAD_FRAMES)
     while sim.now_ns < first_ns:
         if playback.advance_to(min(first_ns, sim.now_ns + step)) is None:
             raise ScenarioError(f"the simulation stopped at t = {sim.now_ns / 1e9:.6f} s")
