@@ -1,7 +1,8 @@
 """What each CPU lane remembers: merged task segments, interrupts and yields, and their pixel runs.
 
 Pure Python, no Qt: ``ingest`` feeds each CPU's ``LaneHistory`` the switch, interrupt and yield trace
-records of a snapshot, and ``pixel_runs`` turns a window of it into at most one run per pixel column.
+records of a snapshot (``LaneHistory.catch_up`` then takes what is still open from the CPU's view),
+and ``pixel_runs`` turns a window of it into at most one run per pixel column.
 Segments shorter than a merge quantum (a fraction of a pixel) are merged as they arrive, so that a
 fast-forward frame of thousands of records costs little; the history is bounded in count and pruned
 by time.

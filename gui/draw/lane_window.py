@@ -1,6 +1,6 @@
 """The CPU lanes' window of simulated time, as pure arithmetic (no Qt): how wide it is when chosen from
 the density of trace records (a sticky pick on a 1-2-5 ladder), how the wheel zooms it about an instant,
-and which round instants its axis ticks sit at."""
+which round instants its axis ticks sit at, and ``StripClock``, the window as the user moves it."""
 
 from __future__ import annotations
 
