@@ -123,13 +123,13 @@ def irq_runs(
     soft = np.diff(_time_in(spans[:, 1], spans[:, 2], edges))
     total = hard + soft
     busy = np.flatnonzero(total > 0)
+    if not busy.size:
+        return []
     codes = np.where(hard[busy] >= soft[busy], HARDIRQ, SOFTIRQ)
     levels = np.clip(np.ceil(total[busy] * SHADES / (window_ns / width) - 1e-9), 1, SHADES)
     # A run ends where the next busy column is not its neighbour or differs in kind or strength.
     key = codes * (SHADES + 1) + levels
     breaks = np.flatnonzero((np.diff(busy) != 1) | (np.diff(key) != 0)) + 1
-    if not busy.size:
-        return []
     firsts = np.concatenate(([0], breaks))
     lasts = np.concatenate((breaks, [busy.size])) - 1
     left = round(x0)

@@ -32,14 +32,15 @@ def describe_tenure(i: int, lane: LaneHistory, t: float, now_ns: int) -> str:
     if lane.open_tenure is not None and lane.open_tenure <= t <= now_ns:
         since, held = lane.open_tenure, format_duration(now_ns - lane.open_tenure)
         return f"CPU {i} holds the dequeuer role since t = {exact_time(since)} ({held})"
-    for start, end, packets, reason in lane.tenures:
-        if start <= t < end:
-            why = EXIT_WORDS.get(EXIT_REASONS[reason], EXIT_REASONS[reason])
-            return (
-                f"CPU {i} held the dequeuer role from t = {exact_time(start)} for "
-                f"{format_duration(end - start)}: {packets} packets, then {why}"
-            )
-    return ""
+    later = lane.tenures.ending_after(t)  # time-ordered, none overlapping: only the first may hold t
+    if not len(later) or later[0, 0] > t:
+        return ""
+    start, end, packets, reason = later[0].tolist()
+    why = EXIT_WORDS.get(EXIT_REASONS[reason], EXIT_REASONS[reason])
+    return (
+        f"CPU {i} held the dequeuer role from t = {exact_time(start)} for "
+        f"{format_duration(end - start)}: {packets} packets, then {why}"
+    )
 
 
 def describe_strip(
@@ -59,15 +60,16 @@ def describe_strip(
         if abs(yt - t) <= 3 * px_ns:
             kept = "gave the CPU up" if switched else "kept the CPU"
             return f"sched_yield() on CPU {i} at t = {exact_time(yt)}: it {kept}"
-    for start, hard_end, irq_end in lane.irqs:
-        if start <= t < irq_end:
-            hard, soft = hard_end - start, irq_end - hard_end
-            if hard == 0:  # a softirq alone (the 2011 transmit path's NET_TX, run from a task's CPU)
-                return f"softirq on CPU {i} from t = {exact_time(start)}:\n{exact_duration(soft)}"
-            return (
-                f"interrupt on CPU {i} at t = {exact_time(start)}:\n"
-                f"hardirq {exact_duration(hard)}, softirq {exact_duration(soft)}"
-            )
+    later = lane.irqs.ending_after(t)  # time-ordered, none overlapping: only the first may hold t
+    if len(later) and later[0, 0] <= t:
+        start, hard_end, irq_end = later[0].tolist()
+        hard, soft = hard_end - start, irq_end - hard_end
+        if hard == 0:  # a softirq alone (the 2011 transmit path's NET_TX, run from a task's CPU)
+            return f"softirq on CPU {i} from t = {exact_time(start)}:\n{exact_duration(soft)}"
+        return (
+            f"interrupt on CPU {i} at t = {exact_time(start)}:\n"
+            f"hardirq {exact_duration(hard)}, softirq {exact_duration(soft)}"
+        )
     for start, stop, code in lane.task_segments(now_ns):
         if start <= t < stop:
             who = names.get(code, f"task {code}") if code > 0 else "idle"

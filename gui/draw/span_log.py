@@ -54,7 +54,7 @@ class SpanLog:
         """Forget the rows that end before ``t_ns``."""
         self._lo += int(np.searchsorted(self._rows[self._lo : self._hi, self._end], t_ns, side="left"))
 
-    def ending_after(self, t_ns: int) -> np.ndarray:
+    def ending_after(self, t_ns: float) -> np.ndarray:
         """The rows that end after ``t_ns``, oldest first (a view: copy it to keep it)."""
         kept = self._rows[self._lo : self._hi]
         return kept[int(np.searchsorted(kept[:, self._end], t_ns, side="right")) :]
