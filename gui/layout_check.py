@@ -395,7 +395,16 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [_size(s) for s in args.size] if args.size else list(SIZES)
     if args.screen and len(sizes) != 1:
         parser.error("--screen takes exactly one --size")
+    if any("=" not in item for item in args.set):
+        parser.error("--set takes KEY=VALUE, e.g. --set sched.policy=bfs")
     sets = dict(item.split("=", 1) for item in args.set)
+    from model.scenario import ScenarioError, builtin_names, load_scenario
+
+    for story in args.stories or builtin_names():
+        try:
+            load_scenario(story).with_overrides(sets)  # a bad name or setting: one line, before any window
+        except ScenarioError as exc:
+            parser.error(str(exc))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     bad = 0
@@ -404,8 +413,6 @@ def main(argv: list[str] | None = None) -> int:
             os.environ["QT_QPA_PLATFORM"] = screen_config(sizes[0], args.dpr, tmp)
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         app = QApplication.instance() or QApplication(["layout_check"])
-        from model.scenario import builtin_names
-
         for story in args.stories or builtin_names():
             for mode in args.mode or ["standard", "projector", "large"]:
                 for cpus in args.cpus or [None]:

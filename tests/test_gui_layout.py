@@ -496,3 +496,14 @@ def test_the_lesson_lists_its_steps_in_whole_rows_at_any_height(qapp, mode) -> N
     finally:
         panel.close()
         theme.set_theme(theme.make_theme("standard", 1.0))
+
+
+@pytest.mark.parametrize(
+    ("arg", "words"),
+    [("bfs", "--set takes KEY=VALUE"), ("sched.policy=nope", "sched.policy = 'nope' is not allowed")],
+)
+def test_a_bad_setting_is_one_line_before_any_window(tmp_path: Path, arg: str, words: str) -> None:
+    done = layout_check("--set", arg, "--out", str(tmp_path), "cfs-yield-2007")
+    last = done.stderr.strip().splitlines()[-1]  # after argparse's usage, the one line
+    assert done.returncode == 2 and words in last and "Traceback" not in done.stderr
+    assert not list(tmp_path.iterdir())  # no window was drawn
