@@ -19,7 +19,7 @@ class BandedQdisc:
     """``bands`` FIFO bands, their counters and the root's requeue slot."""
 
     __slots__ = ("_band_names", "_bands", "_dequeued", "_dropped", "_enqueued", "_fifos", "_gso",
-                 "_limit", "_qlen", "_requeues", "_sent")  # fmt: skip
+                 "_limit", "_qlen", "_requeues", "_sent", "last_flow")  # fmt: skip
 
     def __init__(self, bands: int, limit: int, band_names: str) -> None:
         self._bands = bands
@@ -33,6 +33,7 @@ class BandedQdisc:
         self._requeues = 0  # root qstats.requeues
         self._qlen = 0  # root q.qlen: bands + requeue slot
         self._gso: tuple[int, int] | None = None  # root q->gso_skb as (flow_id, band)
+        self.last_flow = -1  # the flow of the packet dequeue_one() took last
 
     def _room(self, band: int) -> int:
         """How many more packets ``band`` takes now (the subclass's limit rule)."""
@@ -151,14 +152,18 @@ class BandedQdisc:
             raise ValueError(f"n must be >= 0 packets, got {n}")
         return self._take(n, None)[0]
 
+    def head_flow(self, band: int) -> int:
+        """The flow of ``band``'s head packet (the band is not empty; the transmit path's hot path)."""
+        return self._fifos[band].head_flow()
+
     def dequeue_one(self) -> int:
-        """``dequeue(1)`` with the requeue slot empty and a packet queued: the band it came from (the
-        closed form's hot path)."""
+        """``dequeue(1)`` with the requeue slot empty and a packet queued: the band it came from, its
+        flow left in ``last_flow`` (the transmit path's hot path)."""
         assert self._gso is None and self._qlen > 0
         band = 0
         for fifo in self._fifos:
             if fifo.qlen:
-                fifo.pop_into(1, band, None)
+                self.last_flow = fifo.pop_one()
                 break
             band += 1
         self._sent[band] = self._sent[band] + 1  # not +=: mypyc makes it a generic number op

@@ -54,6 +54,10 @@ class ClosedForm(StretchBridge):
         self.closed_turns = 0  # turns computed in closed form (statistics)
         self._enabled = not cfg.per_packet and cfg.spinlock == TICKET and self._bq is not None
         self._d_cpu = 0
+        # What a plain turn took (_turn's results; fields, not a tuple: no allocation per turn).
+        self._t_owner = 0  # the packet's sender
+        self._t_band = 0  # its band
+        self._t_post = 0  # when the dequeuer asked for the root lock back
         self._drv_ns = cfg.costs.drv_ns if self.nic is not None else cfg.costs.dummy_ns
 
     def _q_restart(self, ctx: Ctx) -> None:
@@ -78,7 +82,7 @@ class ClosedForm(StretchBridge):
             return False
         band = q.peek_band()  # a band: the requeue slot is empty and the qdisc is not
         assert band is not None
-        owner = self.owners[band].first()
+        owner = q.head_flow(band)
         if not self._xmit_plain(owner, self.sockets[owner].wmem_alloc):
             return False
         got = self._members(d)
@@ -92,11 +96,9 @@ class ClosedForm(StretchBridge):
         turn = TurnState(len(self.sender_ctx))  # the turn tried; ``state`` stays as it was if it is not plain
         turn.live = [turn.senders[i] for i in members]
         while True:
-            nxt = self._turn(d, members, state, turn, t, bound)
-            if nxt is None:
+            if not self._turn(d, members, state, turn, t, bound):
                 break
-            owner, band, t_post = nxt
-            self._commit(d, turn, owner, band, t_post)
+            self._commit(d, turn, self._t_owner, self._t_band, self._t_post)
             state, turn = turn, state
             t = state.d_at
             done += 1
@@ -133,9 +135,10 @@ class ClosedForm(StretchBridge):
 
     def _turn(
         self, d: Ctx, members: list[int], base: TurnState, turn: TurnState, t0: int, bound: int
-    ) -> tuple[int, int, int] | None:
-        """The turn from ``t0`` (the dequeuer holds the root lock) into ``turn``: (owner and band of the
-        packet, when the dequeuer asked for the root lock back), or None if it is not plain."""
+    ) -> bool:
+        """The turn from ``t0`` (the dequeuer holds the root lock) into ``turn``; False if it is not plain.
+        A plain turn leaves the owner and band of its packet, and when the dequeuer asked for the root
+        lock back, in ``_t_owner``, ``_t_band`` and ``_t_post``."""
         base.copy_into(turn)
         turn.enq.clear()
         band = 0
@@ -144,11 +147,13 @@ class ClosedForm(StretchBridge):
                 break
             band += 1
         if band == len(turn.band_qlen):
-            return None
-        owner = self.owners[band].first()
+            return False
+        q = self._bq
+        assert q is not None
+        owner = q.head_flow(band)
         turn.band_qlen[band] = turn.band_qlen[band] - 1  # not -=: mypyc makes it a generic number op
         if not self._xmit_plain(owner, turn.senders[owner].wmem):
-            return None
+            return False
         if self.nic is None or self.cfg.orphan == "xmit":
             turn.senders[owner].wmem -= self.sockets[owner].truesize
         drv = self._drv_ns
@@ -163,7 +168,7 @@ class ClosedForm(StretchBridge):
             ):
                 t_d = turn.d_at
                 if t_d >= bound:
-                    return None
+                    return False
                 state = turn.d_state
                 if state == D_HOLD:
                     break
@@ -182,14 +187,17 @@ class ClosedForm(StretchBridge):
                 continue
             t_min = turn.senders[i_min].t
             if t_min >= bound or not self._step(turn, i_min, t_min):
-                return None
+                return False
         # __qdisc_run()'s checks after the packet: any exit is the event engine's.
         left = 0
         for qlen in turn.band_qlen:  # a loop, not sum(): mypyc calls builtins through Python
             left += qlen
         if left == 0 or self._would_exit(d, turn.d_at):
-            return None
-        return owner, band, t_post
+            return False
+        self._t_owner = owner
+        self._t_band = band
+        self._t_post = t_post
+        return True
 
     def _would_exit(self, d: Ctx, t: int) -> bool:
         rule = self.exit_rule

@@ -19,10 +19,10 @@ mode), computed lazily: nothing happens per packet until someone looks. The dumm
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Final
 
 from model.copyable import mypyc_attr
+from model.net.qdisc import DequeuedRun, RunFifo
 
 DESC_PER_PACKET: Final = 2  # ixgbe_xmit_frame_ring(): one context + one data descriptor (CHECKSUM_PARTIAL)
 
@@ -39,7 +39,7 @@ class TxRing:
         self.unsent = 0  # packets posted, not yet on the wire
         self.done = 0  # packets the wire finished, not yet cleaned
         self.stopped = False  # __QUEUE_STATE_XOFF of the subqueue
-        self.owners: deque[list[int]] = deque()  # [sender id, packets] runs, oldest first
+        self.owners = RunFifo()  # the senders of the packets posted and not yet cleaned, oldest first
 
     def unused(self) -> int:
         """IXGBE_DESC_UNUSED(): one descriptor always stays empty."""
@@ -167,11 +167,7 @@ class Nic:
         self.wire.advance(now)
         ring.used += DESC_PER_PACKET
         ring.unsent += 1
-        owners = ring.owners
-        if owners and owners[-1][0] == owner:
-            owners[-1][1] += 1
-        else:
-            owners.append([owner, 1])
+        ring.owners.push(owner, 1)
         if ring.unused() < self.stop_free:
             ring.stopped = True
         return ring.stopped
@@ -183,16 +179,10 @@ class Nic:
             return 0, False
         ring.done -= n
         ring.used -= n * DESC_PER_PACKET
-        left = n
-        owners = ring.owners
-        while left:
-            run = owners[0]
-            k = left if left < run[1] else run[1]
-            freed[run[0]] = freed.get(run[0], 0) + k
-            run[1] -= k
-            if run[1] == 0:
-                owners.popleft()
-            left -= k
+        runs: list[DequeuedRun] = []
+        ring.owners.pop_into(n, 0, runs)
+        for _, owner, k in runs:
+            freed[owner] = freed.get(owner, 0) + k
         woken = False
         if ring.stopped and ring.unused() >= self.wake_free:
             ring.stopped = False  # netif_wake_subqueue(): the caller raises NET_TX (__netif_schedule)

@@ -13,10 +13,8 @@ Counters are packets (this model has no byte sizes) and obey, per band and for t
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Protocol
 
 # include/linux/pkt_sched.h: the priority values that skb->priority (sk_priority) carries.
@@ -97,55 +95,93 @@ class DequeueResult:
 class RunFifo:
     """One band's packet FIFO (a child pfifo without its limit), run-length encoded.
 
-    Runs are ``[flow_id, count]`` lists, oldest at the left. Adjacent runs of one flow are merged on
-    push, so the number of runs is at most the number of flow changes in arrival order.
+    Runs are ``(flow_id, count)``, oldest first, kept as two lists of ints from ``_head`` on (a
+    consumed prefix is dropped in one slice once it is the larger part), so that the per-packet calls
+    of the transmit path index plain lists. Adjacent runs of one flow are merged on push, so the
+    number of runs is at most the number of flow changes in arrival order.
     """
 
-    __slots__ = ("_runs", "qlen")
+    __slots__ = ("_counts", "_flows", "_head", "qlen")
 
     def __init__(self) -> None:
-        self._runs: deque[list[int]] = deque()
+        self._flows: list[int] = []
+        self._counts: list[int] = []
+        self._head = 0  # the first run still held
         self.qlen = 0
 
     def push(self, flow_id: int, n: int) -> None:
         """Append ``n >= 1`` packets of ``flow_id`` at the tail."""
-        runs = self._runs
-        if runs and runs[-1][0] == flow_id:
-            runs[-1][1] += n
+        flows = self._flows
+        last = len(flows) - 1
+        if last >= self._head and flows[last] == flow_id:
+            self._counts[last] = self._counts[last] + n  # not +=: mypyc makes it a generic number op
         else:
-            runs.append([flow_id, n])
+            flows.append(flow_id)
+            self._counts.append(n)
         self.qlen += n
+
+    def head_flow(self) -> int:
+        """The flow of the head packet (the FIFO is not empty)."""
+        return self._flows[self._head]
+
+    def pop_one(self) -> int:
+        """Take the head packet (the FIFO is not empty); its flow."""
+        h = self._head
+        flow = self._flows[h]
+        count = self._counts[h] - 1
+        if count:
+            self._counts[h] = count
+        else:
+            self._drop_runs(h + 1)
+        self.qlen -= 1
+        return flow
 
     def pop_into(self, n: int, band: int, out: list[DequeuedRun] | None) -> int:
         """Take up to ``n`` packets from the head, appending ``(band, flow_id, count)`` runs to ``out``.
 
         Returns the number taken: ``min(n, qlen)``.
         """
-        runs = self._runs
+        flows, counts = self._flows, self._counts
+        h = self._head
         left = n
-        while left and runs:
-            head = runs[0]
-            count = head[1]
+        while left and h < len(flows):
+            count = counts[h]
             if count <= left:
-                runs.popleft()
                 if out is not None:
-                    out.append((band, head[0], count))
+                    out.append((band, flows[h], count))
                 left -= count
+                h += 1
             else:
-                head[1] = count - left
+                counts[h] = count - left
                 if out is not None:
-                    out.append((band, head[0], left))
+                    out.append((band, flows[h], left))
                 left = 0
+        self._drop_runs(h)
         taken = n - left
         self.qlen -= taken
         return taken
 
+    def _drop_runs(self, head: int) -> None:
+        """The runs before ``head`` are consumed."""
+        flows = self._flows
+        if head == len(flows):
+            flows.clear()
+            self._counts.clear()
+            head = 0
+        elif head > 64 and 2 * head > len(flows):
+            del flows[:head]
+            del self._counts[:head]
+            head = 0
+        self._head = head
+
     def head_runs(self, max_runs: int) -> tuple[FlowRun, ...]:
         """The first ``max_runs`` runs, oldest first, as ``(flow_id, count)``."""
-        return tuple((run[0], run[1]) for run in islice(self._runs, max_runs))
+        h = self._head
+        end = min(len(self._flows), h + max_runs)
+        return tuple((self._flows[i], self._counts[i]) for i in range(h, end))
 
     def nruns(self) -> int:
-        return len(self._runs)
+        return len(self._flows) - self._head
 
 
 class Qdisc(Protocol):

@@ -28,7 +28,6 @@ from model.net.bands import BandedQdisc
 from model.net.cpuctx import CpuEngine, Ctx
 from model.net.locks import SpinLock
 from model.net.nic import Nic
-from model.net.owners import PatternFifo
 from model.net.qdisc import Qdisc
 from model.net.sockets import UdpSocket
 from model.net.txconfig import EXIT_REASONS, TxConfig
@@ -80,7 +79,6 @@ class QdiscRunner(CpuEngine):
         self.busylock = SpinLock("busylock", cfg.costs.lock_ns, cfg.spinlock, rng)
         self.running: Ctx | None = None  # the context holding __QDISC___STATE_RUNNING
         self.sched = False  # __QDISC_STATE_SCHED: on some CPU's output queue
-        self.owners = [PatternFifo() for _ in range(qdisc.bands)]  # who sent each queued packet
         self.nic: Nic | None = None
         if cfg.device == "nic":
             self.nic = Nic(ncpus, cfg.ring_size, cfg.stop_free, cfg.wake_free, cfg.wire_ns, cfg.irq_cpus,
@@ -150,12 +148,9 @@ class QdiscRunner(CpuEngine):
         else:
             if self._bq is not None:
                 band = self._bq.dequeue_one()  # the same packet, natively (the slot is empty)
+                owner = self._bq.last_flow
             else:
-                band_pkts = q.dequeue_bands(1)
-                band = 0
-                while not band_pkts[band]:
-                    band += 1
-            owner = self.owners[band].take_one()
+                band, owner, _ = q.dequeue(1).runs[0]
         ctx.skb_owner = owner
         ctx.skb_band = band
         self._work(ctx, self.costs.deq_ns, self._q_xmit)

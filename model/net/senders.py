@@ -111,7 +111,6 @@ class SenderEngine(SoftirqEngine):
         else:
             accepted = self.qdisc.enqueue(s, band, 1)[0] > 0
         if accepted:
-            self.owners[band].push((s,), 0, 1)
             self.enqueued[s] = self.enqueued[s] + 1  # not +=: mypyc makes it a generic number op
         else:
             self.dropped[s] = self.dropped[s] + 1

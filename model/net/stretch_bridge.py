@@ -145,9 +145,7 @@ class StretchBridge(SenderEngine):
         q = self._bq
         assert q is not None
         from_band = q.dequeue_one()
-        assert from_band == band
-        taken = self.owners[band].take_one()
-        assert taken == owner
+        assert from_band == band and q.last_flow == owner
         nic = self.nic
         if nic is None or self.cfg.orphan == "xmit":
             self.sockets[owner].free(1)  # skb_orphan_try(): wakes nobody (checked)
@@ -170,7 +168,6 @@ class StretchBridge(SenderEngine):
             assert took == accepted
             sock = self.sockets[s]
             if accepted:
-                self.owners[b].push((s,), 0, 1)
                 self.enqueued[s] = self.enqueued[s] + 1
             else:
                 self.dropped[s] = self.dropped[s] + 1

@@ -88,7 +88,15 @@ class TxPath(ClosedForm):
         return tuple(self._cpu_of(w) for w in self.busylock.waiters)
 
     def band_heads(self, band: int, max_packets: int) -> tuple[tuple[int, int], ...]:
-        return self.owners[band].head(max_packets)
+        """The first ``max_packets`` packets of ``band`` as ``(sending CPU, packets)`` runs, head first."""
+        out: list[tuple[int, int]] = []
+        left = max_packets
+        for cpu, count in self.qdisc.band_contents(band, max_packets):  # a packet's flow is its sender
+            if left <= 0:
+                break
+            out.append((cpu, min(count, left)))
+            left -= count
+        return tuple(out)
 
     def ring_used(self) -> tuple[int, ...]:
         return tuple(r.used for r in self.nic.rings) if self.nic is not None else ()
