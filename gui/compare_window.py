@@ -37,7 +37,7 @@ from gui.draw.lane_measure import Interval
 from gui.draw.series import moving_block, nice_ceiling, sample_ns_for, window_ns_for
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
-from model.compare import Lockstep, Side, differences
+from model.compare import Difference, Lockstep, Side, differences
 from model.metrics import bandwidth_mbps, jain_rows
 from model.scenario import Scenario, ScenarioError, parse_set_value
 from model.simulation import LIVE_KEYS, SetTunable, Simulation, live_allowed
@@ -270,7 +270,13 @@ class CompareWindow(QMainWindow):
         summaries = self.lockstep.summaries()
         labels = [s.label for s in self.sides]
         lines = []
-        for diff in differences(summaries, labels):
+        diffs = differences(summaries, labels)
+        shares = [d for d in diffs if d.metric.path.startswith(DEQUEUE_SHARES)]
+        for diff in diffs:
+            if diff.metric.path.startswith(DEQUEUE_SHARES):
+                if diff is shares[0]:
+                    lines.append(dequeue_shares_line(shares, labels))
+                continue
             values = "   ".join(
                 f"{label} {diff.metric.shown(v)}" for label, v in zip(labels, diff.values, strict=True)
             )
@@ -311,3 +317,16 @@ class CompareWindow(QMainWindow):
     def closeEvent(self, event: object) -> None:  # Qt override
         self._timer.stop()
         super().closeEvent(event)  # type: ignore[arg-type]
+
+
+DEQUEUE_SHARES = "qdisc.per_cpu_dequeue_shares."  # model.metrics.dequeue_share_headlines
+
+
+def dequeue_shares_line(shares: Sequence[Difference], labels: Sequence[str]) -> str:
+    """The CPUs' shares of the dequeues on one line, per side: "dequeues per CPU (cpu0–cpu3): A
+    45/5/4/45 %   B 27/23/23/27 %" (the command line gives each CPU a row)."""
+    per_side = "   ".join(
+        f"{label} " + "/".join(f"{d.values[side]:.0f}" for d in shares) + " %"
+        for side, label in enumerate(labels)
+    )
+    return f"dequeues per CPU (cpu0–cpu{len(shares) - 1}): {per_side}"

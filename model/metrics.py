@@ -330,9 +330,21 @@ def story_threads_first(names: Iterable[str]) -> list[str]:
     return sorted(names, key=lambda name: name.partition("/")[0] in KERNEL_ROLES)
 
 
+def dequeue_share_headlines(summary: Mapping[str, Any]) -> list[Headline]:
+    """Each CPU's share of a qdisc's dequeues (the 2011 story's table), if the run has a qdisc."""
+    shares = summary.get("qdisc", {}).get("per_cpu_dequeue_shares", [])
+    return [
+        Headline(f"qdisc.per_cpu_dequeue_shares.{cpu}", f"cpu{cpu} dequeues", "%", scale=100.0)
+        for cpu in range(len(shares))
+    ]
+
+
 def headlines(summary: Mapping[str, Any]) -> list[Headline]:
-    """The headline metrics a run has: the fixed ones it reports, then each thread's CPU share."""
+    """The headline metrics a run has: bandwidth and Jain's index, each CPU's share of the dequeues
+    (with a qdisc), the context switches, then each thread's CPU share."""
     out = [h for h in RUN_HEADLINES if h.value(summary) is not None]
+    jain = next((i + 1 for i, h in enumerate(out) if h.path == "fairness_jain"), len(out))
+    out[jain:jain] = dequeue_share_headlines(summary)
     for name in story_threads_first(summary.get("threads", {})):
         out.append(Headline(f"threads.{name}.share", f"{name} CPU", "%", scale=100.0))
     return out

@@ -64,14 +64,16 @@ def test_differences_are_read_off_the_summaries() -> None:
     delta = sb["bandwidth_mbps"] - sa["bandwidth_mbps"]
     sign = "" if f"{abs(delta):.1f}" == "0.0" else "+" if delta > 0 else "−"
     assert bw.texts == (f"B − A: {sign}{abs(delta):.1f} Mbit/s",)
-    # Four lines fit the window's headline: the 2011 story's fourth is sender.0's share, not ksoftirqd/0's.
+    # The story's table (each CPU's share of the dequeues) follows Jain's index; the threads come last,
+    # sender.0 before ksoftirqd/0.
     paths = [d.metric.path for d in differences([sa, sb], ["A", "B"])]
-    assert paths[:4] == [
-        "bandwidth_mbps",
-        "fairness_jain",
-        "system_context_switches_per_s",
-        "threads.sender.0.share",
-    ]
+    shares = [f"qdisc.per_cpu_dequeue_shares.{cpu}" for cpu in range(4)]
+    assert paths[:7] == ["bandwidth_mbps", "fairness_jain", *shares, "system_context_switches_per_s"]
+    for cpu, path in enumerate(shares):
+        counts = [s["qdisc"]["per_cpu_dequeued"] for s in (sa, sb)]
+        assert found[path].values == pytest.approx([100 * c[cpu] / sum(c) for c in counts], abs=0.01)
+        assert found[path].metric.label == f"cpu{cpu} dequeues"
+    assert len({found[p].values for p in shares}) > 1  # not one number four times
     threads = [p.removeprefix("threads.").removesuffix(".share") for p in paths if p.startswith("threads.")]
     assert threads == [f"sender.{i}" for i in range(4)] + [f"ksoftirqd/{i}" for i in range(4)]
 

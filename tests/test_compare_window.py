@@ -63,7 +63,16 @@ def test_the_headline_states_each_value_once(qtbot) -> None:
     diffs = {d.metric.path: d for d in differences(window.lockstep.summaries(), ["A", "B"])}
     a, b = diffs["fairness_jain"].values
     assert jain[0].split() == ["Jain:", "A", f"{a:.2f}", "B", f"{b:.2f}"], jain
-    others = [line for line in lines if not line.startswith("Jain:")]
+    # Each CPU's share of the dequeues, per side, on one line (the command line gives each a row).
+    shares = [line for line in lines if line.startswith("dequeues per CPU")]
+    assert len(shares) == 1, lines
+    per_side = [
+        "/".join(f"{diffs[f'qdisc.per_cpu_dequeue_shares.{cpu}'].values[side]:.0f}" for cpu in range(4))
+        for side in (0, 1)
+    ]
+    assert shares[0] == f"dequeues per CPU (cpu0–cpu3): A {per_side[0]} %   B {per_side[1]} %"
+    assert per_side[0] != per_side[1]  # the quota evens them out
+    others = [line for line in lines if not line.startswith(("Jain:", "dequeues per CPU"))]
     assert others and all("(B − A:" in line for line in others), others
 
 

@@ -9,8 +9,9 @@ and say in the commit which figures moved and why. The comparison is exact: the 
 deterministic, and its compiled and pure builds give the same bytes.
 
 A scenario named in ``STORED_DURATION_S`` is stored at that shorter duration, not its own: the 2011
-story's faithful 3.0 transmit path steps every packet's lock hand-offs and interrupts (tens of
-thousands of packets per wall second compiled, minutes of CPU for its 10 s). Its first half second
+story's faithful 3.0 transmit path steps every packet's lock hand-offs and interrupts (about half a
+million packets per wall second compiled, about twelve times fewer from the pure sources: its 10 s
+take 12-15 s compiled and minutes pure). Its first half second
 already drives every part of that path (in the stored files: thousands of dequeuer runs, over ten
 thousand TX interrupts, dozens of ring stops and sender sleeps, ksoftirqd once to a few times), so a
 changed outcome shows there as well. Each stored file's ``duration_s`` says which duration ran.
