@@ -131,6 +131,20 @@ def test_compare_lines_up_its_columns_under_a_long_label(capsys: pytest.CaptureF
     assert starts == {len(lines[head]) + 3}, (lines[head], rows)
 
 
+def test_compare_names_idle_kernel_threads_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    # The 2011 pair printed four rows "ksoftirqd/N CPU (%)  0.0  0.0  B − A: 0.0 points".
+    code, out, _ = run(capsys, "compare", "--preset", "time-vs-quota", "--duration", "0.05")
+    assert code == 0
+    lines = out.splitlines()
+    assert not [line for line in lines if line.lstrip().startswith("ksoftirqd/")]
+    idle = [line for line in lines if "on every side" in line]
+    assert idle == ["  (ksoftirqd/0, ksoftirqd/1, ksoftirqd/2, ksoftirqd/3: 0.0 % CPU on every side)"]
+    assert sum(line.lstrip().startswith("sender.") for line in lines) == 4  # busy threads keep their rows
+    code, out, _ = run(capsys, "compare", "--preset", "time-vs-quota", "--duration", "0.05", "--json")
+    paths = [d["metric"] for d in json.loads(out)["differences"]]
+    assert [f"threads.ksoftirqd/{cpu}.share" for cpu in range(4)] == paths[-4:]  # the data keeps them
+
+
 def test_compare_figure_is_plain_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fig = tmp_path / "ab.svg"
     code, _, err = run(capsys, "compare", "--preset", "weight-p", "--duration", "0.3", "--out", str(fig))

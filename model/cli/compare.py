@@ -21,7 +21,7 @@ from model.cli.parser import UsageError
 from model.cli.progress import Progress
 from model.cli.runs import build_scenario, checked_seed, input_files
 from model.compare import SIDE_LABELS, Difference, Lockstep, Side, differences, parse_side, same_outcome
-from model.metrics import interval_table, jain_rows, per_interval
+from model.metrics import KERNEL_ROLES, interval_table, jain_rows, per_interval
 from model.presets import check_applies, preset
 from model.sched.base import NSEC_PER_SEC
 from model.simulation import Simulation
@@ -113,16 +113,33 @@ def print_compare(lock: Lockstep, diffs: list[Difference], wall_s: float, same: 
         settings = " ".join(f"{k}={v}" for k, v in s.settings)
         print(f"  {s.label}  {s.title:24s} {settings}" if s.title else f"  {s.label}  {s.name}")
     print()
+    idle = [d for d in diffs if is_idle_kernel_thread(d)]
+    diffs = [d for d in diffs if not is_idle_kernel_thread(d)]
     names = [d.metric.label + (f" ({d.metric.unit})" if d.metric.unit else "") for d in diffs]
     width = max([28, *(len(name) + 1 for name in names)])  # a long label does not push its row right
     print(f"  {'':{width}s}" + "".join(f"{s.label:>12s}" for s in lock.sides))
     for name, d in zip(names, diffs, strict=True):
         values = "".join(f"{d.metric.shown(v):>12s}" for v in d.values)
         print(f"  {name:{width}s}{values}   {';  '.join(d.texts)}")
+    if idle:
+        threads = ", ".join(d.metric.label.removesuffix(" CPU") for d in idle)
+        print(f"  ({threads}: {idle[0].metric.shown(0.0)} % CPU on every side)")
     if same:
         print(
             f"\n  note: the {n} runs came out the same: the settings that differ do nothing in this scenario"
         )
+
+
+def is_idle_kernel_thread(d: Difference) -> bool:
+    """A kernel thread's CPU share that shows as zero on every side: a row that says nothing (the
+    table names such threads on one line; --json keeps every row)."""
+    path = d.metric.path
+    thread = path.removeprefix("threads.").removesuffix(".share")
+    return (
+        path.startswith("threads.")
+        and thread.partition("/")[0] in KERNEL_ROLES
+        and all(d.metric.shown(v) == d.metric.shown(0.0) for v in d.values)
+    )
 
 
 def compare_figure(lock: Lockstep, diffs: list[Difference]) -> Figure:
