@@ -170,7 +170,9 @@ def jain_index(values: NDArray[np.int64] | Sequence[int]) -> float:
 
 def interval_table(columns: Sequence[str], rows: NDArray[np.int64]) -> list[tuple[str, NDArray[np.float64]]]:
     """The sampled series per interval, as the CSV has them: ``t_s``, ``bandwidth_mbps``, a
-    ``*_share`` per ns counter and a ``*_per_s`` per yield counter, each a column of values."""
+    ``*_share`` per ns counter and a ``*_per_s`` per yield counter, each a column of values; with a
+    qdisc, then each CPU's dequeues per second (``cpuN_dequeues_per_s``) and Jain's index of them
+    (``fairness_jain``, 1 for an interval without dequeues)."""
     t = rows[:, 0]
     dt = per_interval(t).astype(np.float64)
     dt[dt == 0] = 1
@@ -183,6 +185,13 @@ def interval_table(columns: Sequence[str], rows: NDArray[np.int64]) -> list[tupl
             out.append((name[:-3] + "_share", share(per_interval(rows[:, i]), dt)))
         elif name.endswith("_yields"):
             out.append((name + "_per_s", rate_per_s(per_interval(rows[:, i]), dt)))
+    dequeued = [i for i, name in enumerate(columns) if name.startswith("cpu") and name.endswith("_dequeued")]
+    if dequeued:
+        counts = np.column_stack([per_interval(rows[:, i]) for i in dequeued])
+        for k, i in enumerate(dequeued):
+            name = columns[i].removesuffix("_dequeued") + "_dequeues_per_s"
+            out.append((name, rate_per_s(counts[:, k], dt)))
+        out.append(("fairness_jain", jain_rows(counts)))
     return out
 
 

@@ -44,6 +44,19 @@ def test_interval_table_differences_each_counter_per_sample() -> None:
     assert table["hog_yields_per_s"].tolist() == pytest.approx([100.0, 0.0])
 
 
+def test_interval_table_gives_each_cpus_dequeues_and_their_jain_index() -> None:
+    columns = ["t_ns", "acked_bytes", "cpu0_dequeued", "cpu1_dequeued"]
+    rows = np.array(
+        [[100_000_000, 0, 30, 10], [200_000_000, 0, 30, 10], [300_000_000, 0, 50, 30]], dtype=np.int64
+    )
+    table = dict(interval_table(columns, rows))
+    assert list(table)[2:] == ["cpu0_dequeues_per_s", "cpu1_dequeues_per_s", "fairness_jain"]
+    assert table["cpu0_dequeues_per_s"].tolist() == pytest.approx([300.0, 0.0, 200.0])
+    assert table["cpu1_dequeues_per_s"].tolist() == pytest.approx([100.0, 0.0, 200.0])
+    # (30 + 10)² / (2 · (30² + 10²)) = 0.8; nobody dequeued: 1; 20 and 20: 1
+    assert table["fairness_jain"].tolist() == pytest.approx([0.8, 1.0, 1.0])
+
+
 def test_wire_time_of_a_frame_and_tcp_goodput() -> None:
     assert frame_bytes(1500) == 1538  # 14 header + 4 FCS + 8 preamble + 12 gap
     assert frame_ns(1500, 100) == 123_040  # 1538 · 8 bits at 100 Mbit/s
@@ -71,6 +84,16 @@ def _csv_rows_before_interval_table(sim) -> tuple[list[str], list[list[str]]]:
         elif name.endswith("_yields"):
             header.append(name + "_per_s")
             out.append(np.diff(data[:, i], prepend=0) * 1e9 / dt)
+    # Added since: with a qdisc, each CPU's dequeues per second and Jain's index of the interval's counts.
+    counts = [np.diff(data[:, i], prepend=0) for i, name in enumerate(cols) if name.endswith("_dequeued")]
+    for cpu, c in enumerate(counts):
+        header.append(f"cpu{cpu}_dequeues_per_s")
+        out.append(c * 1e9 / dt)
+    if counts:
+        header.append("fairness_jain")
+        x = np.column_stack(counts).astype(np.float64)
+        squares = (x * x).sum(axis=1)
+        out.append(np.where(squares > 0, x.sum(axis=1) ** 2 / (len(counts) * np.maximum(squares, 1)), 1.0))
     return header, [[f"{v:.6g}" for v in row] for row in np.column_stack(out)]
 
 

@@ -21,10 +21,9 @@ from model.cli.parser import UsageError
 from model.cli.progress import Progress
 from model.cli.runs import build_scenario, checked_seed, input_files
 from model.compare import SIDE_LABELS, Difference, Lockstep, Side, differences, parse_side, same_outcome
-from model.metrics import KERNEL_ROLES, interval_table, jain_rows, per_interval
+from model.metrics import KERNEL_ROLES, interval_table
 from model.presets import check_applies, preset
 from model.sched.base import NSEC_PER_SEC
-from model.simulation import Simulation
 
 STEPS = 50  # lockstep advances per run: progress granularity, at no measurable cost
 
@@ -158,8 +157,8 @@ def compare_figure(lock: Lockstep, diffs: list[Difference]) -> Figure:
     panels = []
     if any(t["bandwidth_mbps"].any() for t in tables):  # no network, no bandwidth panel of zeros
         panels.append(Panel("bandwidth (Mbit/s)", lines([t["bandwidth_mbps"] for t in tables]), y_min=0.0))
-    if all(sim.series_layout.cpu_dequeued for sim in sims):
-        jains = [_jain_per_interval(sim) for sim in sims]
+    if all("fairness_jain" in t for t in tables):
+        jains = [t["fairness_jain"] for t in tables]
         panels.append(Panel("Jain index of per-CPU dequeues", lines(jains), y_min=0.0, y_max=1.0))
     else:
         shares = [d for d in diffs if d.metric.path.startswith("threads.")]
@@ -189,9 +188,3 @@ def compare_figure(lock: Lockstep, diffs: list[Difference]) -> Figure:
         tuple(panels),
         notes=notes,
     )
-
-
-def _jain_per_interval(sim: Simulation) -> np.ndarray:
-    rows = sim.series.view()
-    cols = list(sim.series_layout.cpu_dequeued)
-    return jain_rows(np.column_stack([per_interval(rows[:, c]) for c in cols]))

@@ -1,8 +1,9 @@
 """``schedlab run --csv FILE``: the run's time series, one row per sampling interval.
 
 The columns and their arithmetic are ``model.metrics.interval_table`` (``t_s``, ``bandwidth_mbps``,
-a CPU share per ``*_ns`` counter, a rate per ``*_yields`` counter), printed to six significant
-digits. The file is written as every output is (``model.cli.outputs``): whole, or not at all.
+a CPU share per ``*_ns`` counter, a rate per ``*_yields`` counter; with a qdisc, each CPU's dequeues
+per second and their Jain index), printed to six significant digits. The file is written as every
+output is (``model.cli.outputs``): whole, or not at all.
 """
 
 from __future__ import annotations
