@@ -76,6 +76,12 @@ def test_run_text_splits_the_packets_offered_to_the_qdisc(capsys: pytest.Capture
         "dropped", f"{q['dropped']:,}", "backlog", f"{q['backlog']:,}",
     ]  # fmt: skip
     assert q["enqueued"] == q["dequeued"] + q["dropped"] + q["backlog"]
+    # Each CPU's dequeues, then its share of them (jamal's table, and the window's cpuN tiles).
+    line = next(x for x in text.splitlines() if x.strip().startswith("dequeued per CPU"))
+    counts = q["per_cpu_dequeued"]
+    shares = " / ".join(f"{100 * n / sum(counts):.1f}" for n in counts)
+    numbers = " / ".join(f"{n:,}" for n in counts)
+    assert line.strip().startswith(f"dequeued per CPU {numbers}  ({shares} %, Jain")
 
 
 def test_run_lists_the_scenarios_threads_before_the_kernels(capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,7 +26,8 @@ def print_human(s: dict[str, Any]) -> None:
     if q:
         counts = " / ".join(f"{n:,}" for n in q["per_cpu_dequeued"])
         reasons = ", ".join(f"{k} {v:,}" for k, v in q["exit_reasons"].items() if v)
-        print(f"  dequeued per CPU {counts}  (Jain {s['fairness_jain']:.3f})")
+        shares = " / ".join(f"{100 * x:.1f}" for x in q["per_cpu_dequeue_shares"])
+        print(f"  dequeued per CPU {counts}  ({shares} %, Jain {s['fairness_jain']:.3f})")
         print(f"  dequeuer tenures {q['runs']:,}: {reasons}")
         # The JSON's "enqueued" takes in the tail drops: every packet offered (dequeued + dropped + backlog).
         print(f"  qdisc            offered {q['enqueued']:,}  dequeued {q['dequeued']:,}  ", end="")
