@@ -111,7 +111,12 @@ class Difference:
 def differences(summaries: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> list[Difference]:
     """The headline metrics every side reports, each with its differences from side A."""
     out: list[Difference] = []
+    # Each CPU's share of the dequeues compares only between machines of one size: with other CPU
+    # counts, a row per CPU of the smaller machine would leave shares out that the others' rows hold.
+    sizes = {len(s.get("qdisc", {}).get("per_cpu_dequeue_shares", ())) for s in summaries}
     for metric in headlines(summaries[0]):
+        if len(sizes) > 1 and metric.path.startswith("qdisc.per_cpu_dequeue_shares."):
+            continue
         values = [metric.value(s) for s in summaries]
         shown = tuple(v for v in values if v is not None)
         if len(shown) != len(values):

@@ -145,6 +145,19 @@ def test_compare_names_idle_kernel_threads_on_one_line(capsys: pytest.CaptureFix
     assert [f"threads.ksoftirqd/{cpu}.share" for cpu in range(4)] == paths[-4:]  # the data keeps them
 
 
+def test_each_cpus_dequeue_share_is_compared_only_between_machines_of_one_size() -> None:
+    # machine.cpus=4 against 2 printed cpu0 and cpu1 rows only: 38.2 + 0.0 % of A's dequeues.
+    base = build_scenario("qdisc-fairness-2011", [], 0.02)
+    sizes = {}
+    for b_cpus in (2, 4):
+        lock = Lockstep(base, [parse_side("A", []), parse_side("B", [f"machine.cpus={b_cpus}"])])
+        lock.advance(round(0.02 * NSEC_PER_SEC))
+        paths = [d.metric.path for d in differences(lock.summaries(), ["A", "B"])]
+        sizes[b_cpus] = [p for p in paths if p.startswith("qdisc.per_cpu_dequeue_shares.")]
+        assert "fairness_jain" in paths
+    assert sizes == {2: [], 4: [f"qdisc.per_cpu_dequeue_shares.{cpu}" for cpu in range(4)]}
+
+
 def test_compare_figure_is_plain_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fig = tmp_path / "ab.svg"
     code, _, err = run(capsys, "compare", "--preset", "weight-p", "--duration", "0.3", "--out", str(fig))
