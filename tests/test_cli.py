@@ -82,6 +82,13 @@ def test_run_text_splits_the_packets_offered_to_the_qdisc(capsys: pytest.Capture
     shares = " / ".join(f"{100 * n / sum(counts):.1f}" for n in counts)
     numbers = " / ".join(f"{n:,}" for n in counts)
     assert line.strip().startswith(f"dequeued per CPU {numbers}  ({shares} %, Jain")
+    # Why the loops ended, each reason's count and share of the exits (as jamal counted them).
+    line = next(x for x in text.splitlines() if x.strip().startswith("dequeuer tenures"))
+    exits = {k: v for k, v in q["exit_reasons"].items() if v}
+    assert len(exits) >= 2
+    assert line.split(": ", 1)[1] == ", ".join(
+        f"{k} {v:,} ({100 * v / sum(q['exit_reasons'].values()):.1f} %)" for k, v in exits.items()
+    )
 
 
 def test_run_lists_the_scenarios_threads_before_the_kernels(capsys: pytest.CaptureFixture[str]) -> None:

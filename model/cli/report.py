@@ -25,7 +25,10 @@ def print_human(s: dict[str, Any]) -> None:
     q = s.get("qdisc")
     if q:
         counts = " / ".join(f"{n:,}" for n in q["per_cpu_dequeued"])
-        reasons = ", ".join(f"{k} {v:,}" for k, v in q["exit_reasons"].items() if v)
+        # Each reason's count and share of the exits, as jamal counted them ("~80% ... packet quota").
+        reasons = ", ".join(
+            f"{k} {v:,} ({100 * q['exit_shares'][k]:.1f} %)" for k, v in q["exit_reasons"].items() if v
+        )
         shares = " / ".join(f"{100 * x:.1f}" for x in q["per_cpu_dequeue_shares"])
         print(f"  dequeued per CPU {counts}  ({shares} %, Jain {s['fairness_jain']:.3f})")
         print(f"  dequeuer tenures {q['runs']:,}: {reasons}")
