@@ -38,7 +38,7 @@ from gui.draw.series import moving_block, nice_ceiling, sample_ns_for, window_ns
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
 from model.compare import Difference, Lockstep, Side, differences
-from model.metrics import bandwidth_mbps, jain_rows
+from model.metrics import DEQUEUE_SHARES, bandwidth_mbps, jain_rows
 from model.scenario import Scenario, ScenarioError, parse_set_value
 from model.simulation import LIVE_KEYS, SetTunable, Simulation, live_allowed
 from model.snapshot import Snapshot
@@ -317,9 +317,6 @@ class CompareWindow(QMainWindow):
     def closeEvent(self, event: object) -> None:  # Qt override
         self._timer.stop()
         super().closeEvent(event)  # type: ignore[arg-type]
-
-
-DEQUEUE_SHARES = "qdisc.per_cpu_dequeue_shares."  # model.metrics.dequeue_share_headlines
 
 
 def dequeue_shares_line(shares: Sequence[Difference], labels: Sequence[str]) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from model.metrics import Headline, headlines
+from model.metrics import DEQUEUE_SHARES, Headline, headlines
 from model.scenario import Scenario, ScenarioError
 from model.simulation import DEFAULT_SAMPLE_NS, SetTunable, Simulation
 from model.snapshot import Snapshot
@@ -115,7 +115,7 @@ def differences(summaries: Sequence[Mapping[str, Any]], labels: Sequence[str]) -
     # counts, a row per CPU of the smaller machine would leave shares out that the others' rows hold.
     sizes = {len(s.get("qdisc", {}).get("per_cpu_dequeue_shares", ())) for s in summaries}
     for metric in headlines(summaries[0]):
-        if len(sizes) > 1 and metric.path.startswith("qdisc.per_cpu_dequeue_shares."):
+        if len(sizes) > 1 and metric.path.startswith(DEQUEUE_SHARES):
             continue
         values = [metric.value(s) for s in summaries]
         shown = tuple(v for v in values if v is not None)

@@ -339,11 +339,14 @@ def story_threads_first(names: Iterable[str]) -> list[str]:
     return sorted(names, key=lambda name: name.partition("/")[0] in KERNEL_ROLES)
 
 
+DEQUEUE_SHARES = "qdisc.per_cpu_dequeue_shares."  # and the CPU: each CPU's share of the dequeues
+
+
 def dequeue_share_headlines(summary: Mapping[str, Any]) -> list[Headline]:
     """Each CPU's share of a qdisc's dequeues (the 2011 story's table), if the run has a qdisc."""
     shares = summary.get("qdisc", {}).get("per_cpu_dequeue_shares", [])
     return [
-        Headline(f"qdisc.per_cpu_dequeue_shares.{cpu}", f"cpu{cpu} dequeues", "%", scale=100.0)
+        Headline(f"{DEQUEUE_SHARES}{cpu}", f"cpu{cpu} dequeues", "%", scale=100.0)
         for cpu in range(len(shares))
     ]
 

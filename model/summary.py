@@ -48,6 +48,7 @@ def qdisc_summary(tx: TxPath, q: Qdisc) -> dict[str, Any]:
     """The qdisc's counters, the dequeue loop's runs and exits per CPU, and Jain's index of them."""
     st = q.stats()
     counts = tx.c.per_cpu_dequeued
+    total = sum(counts)
     exits = sum(tx.c.exit_reasons.values())
     return {
         "qdisc": {
@@ -66,7 +67,7 @@ def qdisc_summary(tx: TxPath, q: Qdisc) -> dict[str, Any]:
             "bands": [{"sent": b.sent, "dropped": b.dropped, "backlog": b.backlog} for b in st.bands],
             "per_cpu_dequeued": list(tx.c.per_cpu_dequeued),
             # Each CPU's share of the dequeues (the window's cpuN figures; compare's rows).
-            "per_cpu_dequeue_shares": [round(n / max(sum(counts), 1), 4) for n in counts],
+            "per_cpu_dequeue_shares": [round(n / max(total, 1), 4) for n in counts],
             "per_cpu_runs": list(tx.c.per_cpu_runs),
             "runs": tx.c.runs,
             "exit_reasons": dict(tx.c.exit_reasons),

@@ -19,7 +19,7 @@ class BandedQdisc:
     """``bands`` FIFO bands, their counters and the root's requeue slot."""
 
     __slots__ = ("_band_names", "_bands", "_dequeued", "_dropped", "_enqueued", "_fifos", "_gso",
-                 "_limit", "_qlen", "_requeues", "_sent", "last_flow")  # fmt: skip
+                 "_limit", "_qlen", "_requeues", "_sent")  # fmt: skip
 
     def __init__(self, bands: int, limit: int, band_names: str) -> None:
         self._bands = bands
@@ -33,7 +33,6 @@ class BandedQdisc:
         self._requeues = 0  # root qstats.requeues
         self._qlen = 0  # root q.qlen: bands + requeue slot
         self._gso: tuple[int, int] | None = None  # root q->gso_skb as (flow_id, band)
-        self.last_flow = -1  # the flow of the packet dequeue_one() took last
 
     def _room(self, band: int) -> int:
         """How many more packets ``band`` takes now (the subclass's limit rule)."""
@@ -157,13 +156,13 @@ class BandedQdisc:
         return self._fifos[band].head_flow()
 
     def dequeue_one(self) -> int:
-        """``dequeue(1)`` with the requeue slot empty and a packet queued: the band it came from, its
-        flow left in ``last_flow`` (the transmit path's hot path)."""
+        """``dequeue(1)`` with the requeue slot empty and a packet queued: the band it came from (the
+        transmit path's hot path; ``head_flow`` of that band, asked before, is the packet's flow)."""
         assert self._gso is None and self._qlen > 0
         band = 0
         for fifo in self._fifos:
             if fifo.qlen:
-                self.last_flow = fifo.pop_one()
+                fifo.pop_one()
                 break
             band += 1
         self._sent[band] = self._sent[band] + 1  # not +=: mypyc makes it a generic number op

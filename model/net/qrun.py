@@ -146,9 +146,12 @@ class QdiscRunner(CpuEngine):
             self._q_end(ctx, "empty")
             return
         else:
-            if self._bq is not None:
-                band = self._bq.dequeue_one()  # the same packet, natively (the slot is empty)
-                owner = self._bq.last_flow
+            bq = self._bq
+            if bq is not None:  # the same packet, natively (the slot is empty)
+                peeked = bq.peek_band()
+                assert peeked is not None
+                owner = bq.head_flow(peeked)
+                band = bq.dequeue_one()
             else:
                 band, owner, _ = q.dequeue(1).runs[0]
         ctx.skb_owner = owner

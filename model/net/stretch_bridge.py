@@ -144,8 +144,8 @@ class StretchBridge(SenderEngine):
         """Apply one plain turn, in the order the event engine would."""
         q = self._bq
         assert q is not None
-        from_band = q.dequeue_one()
-        assert from_band == band and q.last_flow == owner
+        from_band = q.dequeue_one()  # owner: _turn read it off this band's head, unchanged since
+        assert from_band == band
         nic = self.nic
         if nic is None or self.cfg.orphan == "xmit":
             self.sockets[owner].free(1)  # skb_orphan_try(): wakes nobody (checked)
