@@ -172,3 +172,35 @@ def test_no_trail_joins_frames_as_far_apart_as_fast_speed_makes_them(qtbot) -> N
     for _ in range(30):
         panel.render(sim.advance(333_333))  # Normal: 1/100 of real time
     assert {tr.tid for tr in panel.scene.trails} == {t.tid for t in sim.advance(0).tasks}  # both threads
+
+
+def test_the_clock_line_stays_in_sight_where_a_trail_runs_along_it(qtbot) -> None:
+    # Under 2.6.24 the reporter is leftmost most of the time: its key is min_vruntime, so its trail runs
+    # down the clock's line. The line is drawn again, dashed, over the trails: both show.
+    panel = RunqueuePanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 480)
+    sim = Simulation(load_scenario("cfs-yield-2007").with_overrides({"sched.policy": "cfs-2.6.24"}))
+    sim.advance(100_000_000)
+    for _ in range(120):
+        panel.render(sim.advance(500_000))
+    ((top, _, pen),) = panel.scene.over_trails
+    x = round(top.x())
+    clip = panel.scene.trails[0].clip
+    top_chip = min(c.rect.top() for c in panel.scene.chips)
+    along = {  # the rows where a trail's segment runs down the clock's line
+        y
+        for tr in panel.scene.trails
+        for p, q in itertools.pairwise(tr.points)
+        if abs(p.x() - x) <= 1 and abs(q.x() - x) <= 1
+        for y in range(round(min(p.y(), q.y())), round(max(p.y(), q.y())) + 1)
+    }
+    rows = sorted(along & set(range(int(clip.top()) + 1, int(top_chip) - 1)))  # in sight, above the chips
+    assert len(rows) > 100, "a trail runs along the clock's line"
+    image = panel.grab().toImage()
+    clock_ink = pen.color().rgb()
+    inked = sum(1 for y in rows if image.pixel(x, y) == clock_ink)
+    assert inked > 0.3 * len(rows), (inked, len(rows))
+    panel.scene.over_trails.clear()  # without the dashes over them, the trail hides the line
+    hidden = panel.grab().toImage()
+    assert sum(1 for y in rows if hidden.pixel(x, y) == clock_ink) < 0.1 * len(rows)

@@ -158,7 +158,11 @@ class KeyAxisLayouts:
 
     def _clock_line(self, rng: tuple[float, float], x0: float, w: float, top: float, bottom: float) -> None:
         x = key_to_x(0, rng, x0, w)
-        self.scene.line(QPointF(x, top), QPointF(x, bottom), palette.VERMILLION, 2)
+        a, b = QPointF(x, top), QPointF(x, bottom)
+        self.scene.line(a, b, palette.VERMILLION, 2)
+        # Dashed over the trails too: a task whose key is the clock (2.6.24's leftmost) draws its trail
+        # right on this line, and both stay in sight.
+        self.scene.line(a, b, palette.VERMILLION, 2, dash=True, over_trails=True)
 
     def _layout_cfs(self, i: int, rq: Cfs2623View | Cfs2624View, body: QRectF, compact: bool) -> None:
         """CFS: keys relative to fair_clock (2.6.23) or min_vruntime (2.6.24) on one axis."""

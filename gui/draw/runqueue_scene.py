@@ -219,12 +219,13 @@ SceneText = tuple[QRectF, str, int, QColor, Qt.AlignmentFlag, QColor | None]
 
 @dataclass
 class Scene:
-    """What to paint, in paint order (boxes, lines, trails, texts, chips), and where each chip and
-    section is."""
+    """What to paint, in paint order (boxes, lines, trails, lines over the trails, texts, chips), and
+    where each chip and section is."""
 
     boxes: list[tuple[QRectF, QColor]] = field(default_factory=list)
     trails: list[TrailLine] = field(default_factory=list)
     lines: list[tuple[QPointF, QPointF, QPen]] = field(default_factory=list)
+    over_trails: list[tuple[QPointF, QPointF, QPen]] = field(default_factory=list)
     texts: list[SceneText] = field(default_factory=list)
     chips: list[Chip] = field(default_factory=list)
     rects: dict[tuple[int, int], QRectF] = field(default_factory=dict)  # (section, tid) -> chip
@@ -244,9 +245,16 @@ class Scene:
         self.texts.append((rect, s, style, color, align, bg))
 
     def line(
-        self, a: QPointF, b: QPointF, color: QColor = palette.TEXT, width: float = 1, dash: bool = False
+        self,
+        a: QPointF,
+        b: QPointF,
+        color: QColor = palette.TEXT,
+        width: float = 1,
+        dash: bool = False,
+        over_trails: bool = False,
     ) -> None:
-        self.lines.append((a, b, QPen(color, width, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)))
+        pen = QPen(color, width, Qt.PenStyle.DashLine if dash else Qt.PenStyle.SolidLine)
+        (self.over_trails if over_trails else self.lines).append((a, b, pen))
 
 
 # ---- the layouts ----------------------------------------------------------------------------------

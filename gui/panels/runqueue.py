@@ -231,8 +231,12 @@ class RunqueuePanel(HoverTipsPanel):
         for a, b, pen in self.scene.lines:
             p.setPen(pen)
             p.drawLine(a, b)
-        # Over the clock's line: a task whose key is the clock (2.6.24's leftmost) still shows.
+        # Over the clock's line: a task whose key is the clock (2.6.24's leftmost) still shows, and the
+        # clock's line, dashed over it, too.
         paint_trails(p, self.scene.trails, self.followed)
+        for a, b, pen in self.scene.over_trails:
+            p.setPen(pen)
+            p.drawLine(a, b)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)  # chips, tags and arrows are round
         for text in self.scene.texts:
             if "\n" in text[1]:  # laid out anew by every drawText: copied while it reads the same
