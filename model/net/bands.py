@@ -10,8 +10,6 @@ run-length encoded ``RunFifo`` (``model.net.qdisc``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from model.net.qdisc import BandStats, DequeuedRun, DequeueResult, FlowRun, QdiscStats, RunFifo
 
 
@@ -38,7 +36,7 @@ class BandedQdisc:
         """How many more packets ``band`` takes now (the subclass's limit rule)."""
         raise NotImplementedError
 
-    def accepts(self, band: int, band_qlens: Sequence[int]) -> bool:
+    def accepts(self, band: int, band_qlens: list[int]) -> bool:
         """Whether one packet enqueued to ``band`` would be taken if the bands held ``band_qlens`` (the
         subclass's limit rule, as ``_room`` says it for the bands as they are)."""
         raise NotImplementedError

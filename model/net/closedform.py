@@ -41,6 +41,7 @@ from model.net.stretch import (
     P_RGRANT,
     P_RWAIT,
     P_USER,
+    StretchSender,
     TurnState,
     earliest,
 )
@@ -116,11 +117,7 @@ class ClosedForm(StretchBridge):
         vector (the dummy device just frees the skb)."""
         nic = self.nic
         sock = self.sockets[owner]
-        if (
-            (nic is None or self.cfg.orphan == "xmit")
-            and sock.sleeping
-            and 2 * (wmem - sock.truesize) <= sock.sndbuf
-        ):
+        if self._orphan_at_xmit and sock.sleeping and 2 * (wmem - sock.truesize) <= sock.sndbuf:
             return False
         if nic is not None:
             ring = nic.ring_of(owner)
@@ -154,18 +151,14 @@ class ClosedForm(StretchBridge):
         turn.band_qlen[band] = turn.band_qlen[band] - 1  # not -=: mypyc makes it a generic number op
         if not self._xmit_plain(owner, turn.senders[owner].wmem):
             return False
-        if self.nic is None or self.cfg.orphan == "xmit":
+        if self._orphan_at_xmit:
             turn.senders[owner].wmem -= self.sockets[owner].truesize
         drv = self._drv_ns
         turn.post_d(D_DEQ, t0 + self.costs.deq_ns)  # dequeue_skb() under the root lock
         t_post = -1
         while True:
-            i_min = earliest(turn)
-            if (
-                i_min < 0
-                or turn.d_at < turn.senders[i_min].t
-                or (turn.d_at == turn.senders[i_min].t and turn.d_seq < turn.senders[i_min].seq)
-            ):
+            first = earliest(turn)
+            if first is None or turn.d_at < first.t or (turn.d_at == first.t and turn.d_seq < first.seq):
                 t_d = turn.d_at
                 if t_d >= bound:
                     return False
@@ -185,8 +178,8 @@ class ClosedForm(StretchBridge):
                     turn.root_q.append(D_ID)
                     turn.d_state, turn.d_at, turn.d_seq = D_WAIT, INF, INF
                 continue
-            t_min = turn.senders[i_min].t
-            if t_min >= bound or not self._step(turn, i_min, t_min):
+            t_min = first.t
+            if t_min >= bound or not self._step(turn, first, t_min):
                 return False
         # __qdisc_run()'s checks after the packet: any exit is the event engine's.
         left = 0
@@ -209,30 +202,31 @@ class ClosedForm(StretchBridge):
             return True
         return rule != "quota" and t // self.tick_ns != d.start_jiffy
 
-    def _step(self, turn: TurnState, i: int, t: int) -> bool:
-        """Sender ``i``'s event at ``t`` (False: something the stretch does not model)."""
-        st = turn.senders[i].st
-        cpu = self.sender_ctx[i].cpu
+    def _step(self, turn: TurnState, one: StretchSender, t: int) -> bool:
+        """Sender ``one``'s event at ``t`` (False: something the stretch does not model)."""
+        st = one.st
+        i = one.index
+        cpu = self.sender_cpu[i]
         if st == P_USER:  # dev_queue_xmit(), contended: spin_lock(busylock)
             if turn.bl_holder == FREE and not turn.bl_q:
                 turn.bl_holder = i
-                turn.post(i, P_BGRANT, t + self._cost(turn.bl_last, cpu))
+                turn.post(one, P_BGRANT, t + self._cost(turn.bl_last, cpu))
                 turn.bl_last = cpu
             else:
                 turn.bl_q.append(i)
-                turn.senders[i].st = P_BWAIT
+                one.st = P_BWAIT
             return True
         if st == P_BGRANT:  # spin_lock(root)
             if turn.root_holder == FREE and not turn.root_q:
                 turn.root_holder = i
-                turn.post(i, P_RGRANT, t + self._cost(turn.root_last, cpu))
+                turn.post(one, P_RGRANT, t + self._cost(turn.root_last, cpu))
                 turn.root_last = cpu
             else:
                 turn.root_q.append(i)
-                turn.senders[i].st = P_RWAIT
+                one.st = P_RWAIT
             return True
         if st == P_RGRANT:  # holding the root lock: the enqueue
-            turn.post(i, P_ENQ, t + self.costs.enq_ns)
+            turn.post(one, P_ENQ, t + self.costs.enq_ns)
             return True
         # P_ENQ: enqueue, qdisc_run_begin() fails, unlock root, unlock busylock, back to user space.
         if turn.pending[i]:
@@ -245,20 +239,20 @@ class ClosedForm(StretchBridge):
         if accepted:
             turn.band_qlen[band] = turn.band_qlen[band] + 1
         else:
-            turn.senders[i].wmem -= sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
+            one.wmem -= sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
         turn.enq.append(2 * i + (1 if accepted else 0))
         self._release_root(turn, t)
         turn.bl_holder = FREE
         if turn.bl_q:
             nxt = turn.bl_q.pop(0)
-            ncpu = self.sender_ctx[nxt].cpu
+            ncpu = self.sender_cpu[nxt]
             turn.bl_holder = nxt
-            turn.post(nxt, P_BGRANT, t + self._cost(turn.bl_last, ncpu))
+            turn.post(turn.senders[nxt], P_BGRANT, t + self._cost(turn.bl_last, ncpu))
             turn.bl_last = ncpu
-        if turn.senders[i].wmem >= sock.sndbuf:
+        if one.wmem >= sock.sndbuf:
             return False  # sock_alloc_send_skb() would sleep
-        turn.senders[i].wmem += sock.truesize
-        turn.post(i, P_USER, t + self._user_draw(turn))
+        one.wmem += sock.truesize
+        turn.post(one, P_USER, t + self._user_draw(turn))
         return True
 
     def _user_draw(self, turn: TurnState) -> int:
@@ -279,7 +273,7 @@ class ClosedForm(StretchBridge):
             turn.root_holder = D_ID
             turn.post_d(D_HOLD, t + self._cost(turn.root_last, cpu))
         else:
-            cpu = self.sender_ctx[nxt].cpu
+            cpu = self.sender_cpu[nxt]
             turn.root_holder = nxt
-            turn.post(nxt, P_RGRANT, t + self._cost(turn.root_last, cpu))
+            turn.post(turn.senders[nxt], P_RGRANT, t + self._cost(turn.root_last, cpu))
         turn.root_last = cpu

@@ -62,12 +62,18 @@ class Wire:
         self.sent = 0  # packets that finished on the wire
 
     def _pick(self) -> int:
+        """The ring the arbiter serves next: the first after ``ptr``, round robin, with a packet unsent."""
         rings = self.rings
         n = len(rings)
-        for k in range(1, n + 1):
-            i = (self.ptr + k) % n
+        i = self.ptr
+        left = n
+        while left:  # not range() with % n: this runs at nearly every packet
+            i += 1
+            if i == n:
+                i = 0
             if rings[i].unsent:
                 return i
+            left -= 1
         return -1
 
     def advance(self, t: int) -> None:

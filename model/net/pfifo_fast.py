@@ -10,7 +10,6 @@ O(bands + runs); the bands and the requeue slot (the root's ``q->gso_skb``) are 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from model.net.bands import BandedQdisc
@@ -57,7 +56,7 @@ class PfifoFastQdisc(BandedQdisc):
             raise ValueError(f"skb_priority must be a u32, got {skb_priority}")
         return PRIO2BAND[skb_priority & TC_PRIO_MAX]
 
-    def accepts(self, band: int, band_qlens: Sequence[int]) -> bool:
+    def accepts(self, band: int, band_qlens: list[int]) -> bool:
         """Whether an enqueue to ``band`` is taken when the bands hold ``band_qlens`` (slot as now)."""
         return sum(band_qlens) + (1 if self._gso is not None else 0) < self._limit
 

@@ -8,7 +8,7 @@ fills when the driver is busy. Bulk operations cost O(bands + runs); see ``model
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from model.net.bands import BandedQdisc
@@ -153,7 +153,7 @@ class PrioQdisc(BandedQdisc):
             return self._priomap[0]
         return band
 
-    def accepts(self, band: int, band_qlens: Sequence[int]) -> bool:
+    def accepts(self, band: int, band_qlens: list[int]) -> bool:
         """pfifo_enqueue(): a band takes a packet while it holds fewer than its limit."""
         return band_qlens[band] < self._limit
 

@@ -13,7 +13,6 @@ Counters are packets (this model has no byte sizes) and obey, per band and for t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -219,7 +218,7 @@ class Qdisc(Protocol):
         """The band a packet with this ``skb->priority`` is enqueued to (classification, no filters)."""
         ...
 
-    def accepts(self, band: int, band_qlens: Sequence[int]) -> bool:
+    def accepts(self, band: int, band_qlens: list[int]) -> bool:
         """Whether one packet enqueued to ``band`` would be taken if the bands held ``band_qlens`` (the
         requeue slot as it is now): the transmit path's closed form asks before it enqueues."""
         ...

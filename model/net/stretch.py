@@ -91,9 +91,8 @@ class TurnState:
         c.d_at = self.d_at
         c.d_seq = self.d_seq
 
-    def post(self, i: int, state: int, t: int) -> None:
-        """Sender ``i``'s next event: ``state`` at ``t``, posted now."""
-        one = self.senders[i]
+    def post(self, one: StretchSender, state: int, t: int) -> None:
+        """Sender ``one``'s next event: ``state`` at ``t``, posted now."""
         one.st = state
         one.t = t
         one.seq = self.order
@@ -118,13 +117,13 @@ def _copy_list(src: list[int], dst: list[int]) -> None:
         dst.append(src[k])
 
 
-def earliest(turn: TurnState) -> int:
-    """The sender in play whose event comes first (instant, then posting order), or -1."""
-    best = -1
+def earliest(turn: TurnState) -> StretchSender | None:
+    """The sender in play whose event comes first (instant, then posting order), or None."""
+    best: StretchSender | None = None
     bt = bq = INF
     for one in turn.live:
         if one.st >= P_USER:
             t = one.t
             if t < bt or (t == bt and one.seq < bq):
-                best, bt, bq = one.index, t, one.seq
+                best, bt, bq = one, t, one.seq
     return best

@@ -19,6 +19,10 @@ from model.net.txconfig import TxConfig
 class StretchBridge(SenderEngine):
     def __init__(self, machine: Machine, qdisc: Qdisc, cfg: TxConfig, rng: np.random.Generator) -> None:
         super().__init__(machine, qdisc, cfg, rng)
+        self.sender_cpu = [ctx.cpu for ctx in self.sender_ctx]  # a sender's CPU (fixed: its context's)
+        # The skb's charge leaves its socket at the driver call (skb_orphan_try; the dummy device frees
+        # the skb there), not at the TX clean.
+        self._orphan_at_xmit = self.nic is None or cfg.orphan == "xmit"
 
     # ---- the stretch's bounds and state -----------------------------------------------------------
 
@@ -54,10 +58,6 @@ class StretchBridge(SenderEngine):
         n = len(self.sender_ctx)
         s = TurnState(n)
         s.pending = [False] * n
-        order_of: dict[int, int] = {}
-        for _t, order, ctx in self.steps:
-            if order == ctx.gen and ctx.status == ST_WORK and ctx.sender >= 0:
-                order_of[ctx.sender] = order
         members: list[int] = []
         for i, ctx in enumerate(self.sender_ctx):
             if ctx is d or not ctx.attached:
@@ -77,9 +77,9 @@ class StretchBridge(SenderEngine):
                 return None
             one = s.senders[i]
             one.st = st
-            if st >= P_USER:
+            if st >= P_USER:  # its step is in the heap (ST_WORK), posted in the order ctx.gen
                 one.t = ctx.end_ns
-                one.seq = order_of[i]
+                one.seq = ctx.gen
             members.append(i)
         if not self._lock_queues(s, members):
             return None
@@ -119,9 +119,14 @@ class StretchBridge(SenderEngine):
             if not (isinstance(w, Ctx) and w.sender in members and s.senders[w.sender].st == P_RWAIT):
                 return False
             s.root_q.append(w.sender)
-        if sum(1 for i in members if s.senders[i].st == P_RWAIT) != len(s.root_q):
-            return False
-        if sum(1 for i in members if s.senders[i].st == P_BWAIT) != len(s.bl_q):
+        rwait = bwait = 0  # loops, not sum() over a generator: mypyc builds a generator object
+        for i in members:
+            st = s.senders[i].st
+            if st == P_RWAIT:
+                rwait += 1
+            elif st == P_BWAIT:
+                bwait += 1
+        if rwait != len(s.root_q) or bwait != len(s.bl_q):
             return False
         holder = busy.holder
         if holder is None:
@@ -147,7 +152,7 @@ class StretchBridge(SenderEngine):
         from_band = q.dequeue_one()  # owner: _turn read it off this band's head, unchanged since
         assert from_band == band
         nic = self.nic
-        if nic is None or self.cfg.orphan == "xmit":
+        if self._orphan_at_xmit:
             self.sockets[owner].free(1)  # skb_orphan_try(): wakes nobody (checked)
         if nic is not None:
             ring = nic.ring_of(owner)
