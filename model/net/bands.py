@@ -13,20 +13,29 @@ from __future__ import annotations
 from model.net.qdisc import BandStats, DequeuedRun, DequeueResult, FlowRun, QdiscStats, RunFifo
 
 
+class Band(RunFifo):
+    """One band: its packets and its counters (a band's own fields, which mypyc keeps unboxed: a count
+    in a list would be boxed anew at every packet)."""
+
+    __slots__ = ("dropped", "enqueued", "sent")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enqueued = 0  # attempts, accepted + dropped
+        self.sent = 0  # child bstats.packets
+        self.dropped = 0  # drops of packets meant for it (the root's are the bands' sum)
+
+
 class BandedQdisc:
     """``bands`` FIFO bands, their counters and the root's requeue slot."""
 
-    __slots__ = ("_band_names", "_bands", "_dequeued", "_dropped", "_enqueued", "_fifos", "_gso",
-                 "_limit", "_qlen", "_requeues", "_sent")  # fmt: skip
+    __slots__ = ("_band_names", "_bands", "_dequeued", "_fifos", "_gso", "_limit", "_qlen", "_requeues")
 
     def __init__(self, bands: int, limit: int, band_names: str) -> None:
         self._bands = bands
         self._limit = limit
         self._band_names = band_names  # how an out-of-range band is explained, e.g. "bands=3"
-        self._fifos = [RunFifo() for _ in range(bands)]
-        self._enqueued = [0] * bands  # per band: attempts, accepted + dropped
-        self._sent = [0] * bands  # per band: child bstats.packets
-        self._dropped = [0] * bands  # per band: drops of packets meant for it (the root's are their sum)
+        self._fifos = [Band() for _ in range(bands)]
         self._dequeued = 0  # root: net packets gone out (see QdiscStats)
         self._requeues = 0  # root qstats.requeues
         self._qlen = 0  # root q.qlen: bands + requeue slot
@@ -80,14 +89,13 @@ class BandedQdisc:
 
     def stats(self) -> QdiscStats:
         bands = tuple(
-            BandStats(band=b, enqueued=self._enqueued[b], sent=self._sent[b], dropped=self._dropped[b],
-                      backlog=self._fifos[b].qlen)
-            for b in range(self._bands)
-        )  # fmt: skip
+            BandStats(band=b, enqueued=f.enqueued, sent=f.sent, dropped=f.dropped, backlog=f.qlen)
+            for b, f in enumerate(self._fifos)
+        )
         return QdiscStats(
-            enqueued=sum(self._enqueued),
+            enqueued=sum(b.enqueued for b in bands),
             dequeued=self._dequeued,
-            dropped=sum(self._dropped),  # prio_enqueue(): sch->qstats.drops++ for each child drop
+            dropped=sum(b.dropped for b in bands),  # prio_enqueue(): sch->qstats.drops++ for each child drop
             requeues=self._requeues,
             backlog=self._qlen,
             bands=bands,
@@ -103,22 +111,24 @@ class BandedQdisc:
             raise ValueError(f"n must be >= 0 packets, got {n}")
         room = self._room(band)
         accepted = n if n < room else max(room, 0)
+        fifo = self._fifos[band]
         if accepted:
-            self._fifos[band].push(flow_id, accepted)
+            fifo.push(flow_id, accepted)
             self._qlen += accepted
         dropped = n - accepted
-        self._enqueued[band] += n
-        self._dropped[band] += dropped
+        fifo.enqueued += n
+        fifo.dropped += dropped
         return accepted, dropped
 
     def enqueue_one(self, flow_id: int, band: int) -> bool:
         """``enqueue(flow_id, band, 1)`` for a valid band, True if taken (the closed form's hot path)."""
-        self._enqueued[band] = self._enqueued[band] + 1  # not +=: mypyc makes it a generic number op
+        fifo = self._fifos[band]
+        fifo.enqueued += 1
         if self._room(band) > 0:
-            self._fifos[band].push(flow_id, 1)
+            fifo.push(flow_id, 1)
             self._qlen += 1
             return True
-        self._dropped[band] = self._dropped[band] + 1
+        fifo.dropped += 1
         return False
 
     def band_for_priority(self, skb_priority: int) -> int:
@@ -161,9 +171,9 @@ class BandedQdisc:
         for fifo in self._fifos:
             if fifo.qlen:
                 fifo.pop_one()
+                fifo.sent += 1
                 break
             band += 1
-        self._sent[band] = self._sent[band] + 1  # not +=: mypyc makes it a generic number op
         self._qlen -= 1
         self._dequeued += 1
         return band
@@ -185,7 +195,7 @@ class BandedQdisc:
                 if fifo.qlen:
                     taken = fifo.pop_into(left, band, runs)
                     band_pkts[band] += taken
-                    self._sent[band] += taken
+                    fifo.sent += taken
                     left -= taken
                     if not left:
                         break

@@ -22,6 +22,17 @@ from model.net.txconfig import TxConfig
 from model.task import Task
 
 
+class SenderCounts:
+    """What the qdisc did with one sender's packets (fields, which mypyc keeps unboxed: a count in a
+    list would be boxed anew at every packet)."""
+
+    __slots__ = ("dropped", "enqueued")
+
+    def __init__(self) -> None:
+        self.enqueued = 0  # packets the qdisc accepted
+        self.dropped = 0  # tail drops
+
+
 class SenderEngine(SoftirqEngine):
     def __init__(self, machine: Machine, qdisc: Qdisc, cfg: TxConfig, rng: np.random.Generator) -> None:
         super().__init__(machine, qdisc, cfg, rng)
@@ -31,8 +42,7 @@ class SenderEngine(SoftirqEngine):
             ctx.sender = i
         self.sender_task: list[Task | None] = [None] * ncpus
         self.sender_band = [0] * ncpus
-        self.enqueued = [0] * ncpus  # per sender: packets the qdisc accepted
-        self.dropped = [0] * ncpus  # per sender: tail drops
+        self.sender_counts = [SenderCounts() for _ in range(ncpus)]
         # Each packet's user work, drawn once from the seeded RNG: a table read in turn (as ints, so the
         # closed form and the event engine read the very same values); a tuple, which copies of the run share.
         k = cfg.costs
@@ -41,6 +51,16 @@ class SenderEngine(SoftirqEngine):
             [max(1, round(k.user_ns * max(0.1, 1.0 + j))) for j in spread]
         )
         self._user_i = 0
+
+    @property
+    def enqueued(self) -> list[int]:
+        """Per sender: packets the qdisc accepted."""
+        return [c.enqueued for c in self.sender_counts]
+
+    @property
+    def dropped(self) -> list[int]:
+        """Per sender: packets the qdisc tail-dropped."""
+        return [c.dropped for c in self.sender_counts]
 
     # ---- what the machine calls (model.actions.Driven) --------------------------------------------
 
@@ -111,9 +131,9 @@ class SenderEngine(SoftirqEngine):
         else:
             accepted = self.qdisc.enqueue(s, band, 1)[0] > 0
         if accepted:
-            self.enqueued[s] = self.enqueued[s] + 1  # not +=: mypyc makes it a generic number op
+            self.sender_counts[s].enqueued += 1
         else:
-            self.dropped[s] = self.dropped[s] + 1
+            self.sender_counts[s].dropped += 1
             self.sockets[s].free(1)  # kfree_skb() -> sock_wfree(); the writer is awake: no wakeup
         if self._run_begin():
             if ctx.contended:

@@ -173,9 +173,9 @@ class StretchBridge(SenderEngine):
             assert took == accepted
             sock = self.sockets[s]
             if accepted:
-                self.enqueued[s] = self.enqueued[s] + 1
+                self.sender_counts[s].enqueued += 1
             else:
-                self.dropped[s] = self.dropped[s] + 1
+                self.sender_counts[s].dropped += 1
                 sock.free(1)
             sock.alloc()
         self._user_i = turn.draw
