@@ -137,7 +137,7 @@ class ClosedForm(StretchBridge):
         A plain turn leaves the owner and band of its packet, and when the dequeuer asked for the root
         lock back, in ``_t_owner``, ``_t_band`` and ``_t_post``."""
         base.copy_into(turn)
-        turn.enq.clear()
+        turn.n_enq = 0
         band = 0
         for qlen in turn.band_qlen:
             if qlen:
@@ -168,14 +168,16 @@ class ClosedForm(StretchBridge):
                 if state == D_DEQ:  # _q_xmit(): spin_unlock(root), the driver call
                     self._release_root(turn, t_d)
                     turn.post_d(D_DRV, t_d + drv)
-                elif turn.root_holder == FREE and not turn.root_q:  # _q_posted(): spin_lock(root)
+                elif turn.root_holder == FREE and not turn.root_waiting:  # _q_posted(): spin_lock(root)
                     t_post = t_d
                     turn.root_holder = D_ID
                     turn.post_d(D_HOLD, t_d + self._cost(turn.root_last, d.cpu))
                     turn.root_last = d.cpu
                 else:
                     t_post = t_d
-                    turn.root_q.append(D_ID)
+                    turn.d_ticket = turn.tickets
+                    turn.tickets += 1
+                    turn.root_waiting += 1
                     turn.d_state, turn.d_at, turn.d_seq = D_WAIT, INF, INF
                 continue
             t_min = first.t
@@ -208,22 +210,20 @@ class ClosedForm(StretchBridge):
         i = one.index
         cpu = self.sender_cpu[i]
         if st == P_USER:  # dev_queue_xmit(), contended: spin_lock(busylock)
-            if turn.bl_holder == FREE and not turn.bl_q:
+            if turn.bl_holder == FREE and not turn.bl_waiting:
                 turn.bl_holder = i
                 turn.post(one, P_BGRANT, t + self._cost(turn.bl_last, cpu))
                 turn.bl_last = cpu
             else:
-                turn.bl_q.append(i)
-                one.st = P_BWAIT
+                turn.wait(one, P_BWAIT)
             return True
         if st == P_BGRANT:  # spin_lock(root)
-            if turn.root_holder == FREE and not turn.root_q:
+            if turn.root_holder == FREE and not turn.root_waiting:
                 turn.root_holder = i
                 turn.post(one, P_RGRANT, t + self._cost(turn.root_last, cpu))
                 turn.root_last = cpu
             else:
-                turn.root_q.append(i)
-                one.st = P_RWAIT
+                turn.wait(one, P_RWAIT)
             return True
         if st == P_RGRANT:  # holding the root lock: the enqueue
             turn.post(one, P_ENQ, t + self.costs.enq_ns)
@@ -240,14 +240,22 @@ class ClosedForm(StretchBridge):
             turn.band_qlen[band] = turn.band_qlen[band] + 1
         else:
             one.wmem -= sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
-        turn.enq.append(2 * i + (1 if accepted else 0))
+        code = 2 * i + (1 if accepted else 0)
+        n = turn.n_enq
+        if n < len(turn.enq):
+            turn.enq[n] = code
+        else:
+            turn.enq.append(code)
+        turn.n_enq = n + 1
         self._release_root(turn, t)
         turn.bl_holder = FREE
-        if turn.bl_q:
-            nxt = turn.bl_q.pop(0)
-            ncpu = self.sender_cpu[nxt]
-            turn.bl_holder = nxt
-            turn.post(turn.senders[nxt], P_BGRANT, t + self._cost(turn.bl_last, ncpu))
+        if turn.bl_waiting:
+            nxt = turn.next_waiter(P_BWAIT)
+            assert nxt is not None
+            turn.bl_waiting -= 1
+            ncpu = self.sender_cpu[nxt.index]
+            turn.bl_holder = nxt.index
+            turn.post(nxt, P_BGRANT, t + self._cost(turn.bl_last, ncpu))
             turn.bl_last = ncpu
         if one.wmem >= sock.sndbuf:
             return False  # sock_alloc_send_skb() would sleep
@@ -265,15 +273,17 @@ class ClosedForm(StretchBridge):
     def _release_root(self, turn: TurnState, t: int) -> None:
         """spin_unlock(root) at ``t``: the next ticket holds it one cache-line move later."""
         turn.root_holder = FREE
-        if not turn.root_q:
+        if not turn.root_waiting:
             return
-        nxt = turn.root_q.pop(0)
-        if nxt == D_ID:
+        turn.root_waiting -= 1
+        nxt = turn.next_waiter(P_RWAIT)
+        if turn.d_state == D_WAIT and (nxt is None or turn.d_ticket < nxt.ticket):
             cpu = self._d_cpu
             turn.root_holder = D_ID
             turn.post_d(D_HOLD, t + self._cost(turn.root_last, cpu))
         else:
-            cpu = self.sender_cpu[nxt]
-            turn.root_holder = nxt
-            turn.post(turn.senders[nxt], P_RGRANT, t + self._cost(turn.root_last, cpu))
+            assert nxt is not None
+            cpu = self.sender_cpu[nxt.index]
+            turn.root_holder = nxt.index
+            turn.post(nxt, P_RGRANT, t + self._cost(turn.root_last, cpu))
         turn.root_last = cpu

@@ -114,11 +114,11 @@ class StretchBridge(SenderEngine):
         for w in busy.waiters:
             if not (isinstance(w, Ctx) and w.sender in members and s.senders[w.sender].st == P_BWAIT):
                 return False
-            s.bl_q.append(w.sender)
+            s.wait(s.senders[w.sender], P_BWAIT)
         for w in self.root.waiters:
             if not (isinstance(w, Ctx) and w.sender in members and s.senders[w.sender].st == P_RWAIT):
                 return False
-            s.root_q.append(w.sender)
+            s.wait(s.senders[w.sender], P_RWAIT)
         rwait = bwait = 0  # loops, not sum() over a generator: mypyc builds a generator object
         for i in members:
             st = s.senders[i].st
@@ -126,7 +126,7 @@ class StretchBridge(SenderEngine):
                 rwait += 1
             elif st == P_BWAIT:
                 bwait += 1
-        if rwait != len(s.root_q) or bwait != len(s.bl_q):
+        if rwait != s.root_waiting or bwait != s.bl_waiting:
             return False
         holder = busy.holder
         if holder is None:
@@ -165,7 +165,8 @@ class StretchBridge(SenderEngine):
         d.pkts += 1
         if self.exit_rule == "quota":
             d.quota -= 1
-        for code in turn.enq:
+        for k in range(turn.n_enq):
+            code = turn.enq[k]
             s = code >> 1
             accepted = bool(code & 1)
             b = self.sender_band[s]
@@ -211,12 +212,11 @@ class StretchBridge(SenderEngine):
             self._post_step(ctx, t)
         if turn.bl_holder != FREE:
             busy.holder = self.sender_ctx[turn.bl_holder]
-        for i in turn.bl_q:
-            busy.waiters.append(self.sender_ctx[i])
-        busy.last_cpu = turn.bl_last
         root = self.root
         root.holder = d
         root.waiters.clear()
-        for i in turn.root_q:
-            root.waiters.append(self.sender_ctx[i])
+        # Each lock's waiters in ticket order (the dequeuer, holding the root lock, waits for nothing).
+        for _ticket, i, st in sorted((one.ticket, one.index, one.st) for one in turn.live if one.st < P_USER):
+            (busy if st == P_BWAIT else root).waiters.append(self.sender_ctx[i])
+        busy.last_cpu = turn.bl_last
         root.last_cpu = turn.root_last
