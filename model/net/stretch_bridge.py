@@ -85,8 +85,8 @@ class StretchBridge(SenderEngine):
             return None
         s.order = self._order + 1
         s.band_qlen = [q.band_qlen(b) for b in range(q.bands)]
-        for one, sock in zip(s.senders, self.sockets, strict=True):
-            one.wmem = sock.wmem_alloc
+        for k in range(n):  # an index loop: mypyc calls zip() through Python
+            s.senders[k].wmem = self.sockets[k].wmem_alloc
         s.draw = self._user_i
         return members, s
 
