@@ -33,8 +33,17 @@ from PySide6.QtWidgets import (
 )
 
 from gui.draw import palette
+from gui.draw.graph_items import (
+    TICK_PT,
+    LegendRow,
+    grow_y_top,
+    make_plot,
+    panel_font,
+    restyle_plot,
+    set_y_top,
+)
 from gui.draw.lane_measure import Interval
-from gui.draw.series import moving_block, nice_ceiling, sample_ns_for, window_ns_for
+from gui.draw.series import PLOT_SPECS, moving_block, sample_ns_for, window_ns_for
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
 from model.compare import Difference, Lockstep, Side, differences
@@ -117,9 +126,12 @@ class CompareWindow(QMainWindow):
             cell.addWidget(lanes, 1)
             row.addLayout(cell, 1)
         column.addLayout(row, 2)
-        self.plot = pg.PlotWidget(background="w")
-        self.plot.addLegend(offset=(10, 10), brush=pg.mkBrush(255, 255, 255, 220), labelTextColor="#222222")
-        self.plot.setLabel("bottom", "simulated time", units="s")
+        # The main window's graphs, as they are made there: its fonts, its legend row under the data
+        # (never over a line), its fixed Jain axis with the floor where all dequeues are on one CPU.
+        self.graph_view = pg.GraphicsLayoutWidget()
+        self.graph_view.setBackground(palette.BACKGROUND)
+        self.plot, cell = make_plot(*PLOT_SPECS["bandwidth"][:2], legend_columns=len(self.sides))
+        self.graph_view.addItem(cell)
         self.curves = [
             self.plot.plot(
                 [],
@@ -129,10 +141,21 @@ class CompareWindow(QMainWindow):
             )
             for i, s in enumerate(self.sides)
         ]
-        self.plot.setMinimumHeight(180)
-        self._y_top = 1.0  # the round number the y axis reaches (the legend's room above it)
+        self.floor = pg.InfiniteLine(
+            angle=0,
+            pen=pg.mkPen(palette.TEXT, width=1, style=Qt.PenStyle.DotLine),
+            label="all on one CPU",
+            # Under the line: Jain is never below 1/n, so the label never covers a curve.
+            labelOpts={"position": 0.02, "color": palette.TEXT, "anchors": [(0, 0), (0, 0)]},
+        )
+        self.floor.label.setFont(panel_font(TICK_PT))
+        self.floor.setVisible(False)
+        self.plot.addItem(self.floor, ignoreBounds=True)
+        self.graph_view.setMinimumHeight(180)
+        self._kind = ""  # what the graph is set up to show ("jain", "bandwidth"): known at the first frame
+        self._y_top = 0.0  # the bandwidth axis's round top (it only grows)
         self._coloured = False
-        column.addWidget(self.plot, 2)
+        column.addWidget(self.graph_view, 2)
         self.setCentralWidget(central)
 
     def _build_controls(self) -> QHBoxLayout:
@@ -233,13 +256,10 @@ class CompareWindow(QMainWindow):
 
     def _draw_graph(self) -> None:
         kind = self.graph_kind()
-        self.plot.setLabel(
-            "left",
-            "Jain index of dequeues" if kind == "jain" else "bandwidth",
-            units="" if kind == "jain" else "Mbit/s",
-        )
+        if kind != self._kind:
+            self._set_up_graph(kind)
         t_from = self.lockstep.now_ns - window_ns_for(self.speed)
-        top = 1.0 if kind == "jain" else 0.0
+        top = 0.0
         for curve, snap in zip(self.curves, self.snapshots, strict=True):
             series = snap.series
             if len(series) < 2:
@@ -253,17 +273,32 @@ class CompareWindow(QMainWindow):
                 values = bandwidth_mbps(moving[:, snap.series_layout.acked_bytes], dt)
                 top = max(top, float(values.max(initial=0.0)))
             curve.setData(ends, values)
-        self._y_top = max(self._y_top, nice_ceiling(top)) if kind != "jain" else 1.0
-        self._keep_legend_clear()
+        if kind == "bandwidth":
+            self._y_top = grow_y_top(self.plot, self._y_top, top)
 
-    def _keep_legend_clear(self) -> None:
-        """The y range: from 0 to the data's round top, and above it the legend's height, so that the
-        legend (top left, inside the plot) never covers a line."""
-        view = self.plot.getPlotItem().getViewBox()
-        legend = self.plot.getPlotItem().legend
-        share = (legend.boundingRect().height() + 16) / max(view.height(), 1.0) if legend is not None else 0.1
-        share = min(share, 0.5)
-        self.plot.setYRange(0.0, self._y_top / (1.0 - share), padding=0)
+    def _set_up_graph(self, kind: str) -> None:
+        """Title, y label and axis for ``kind``: Jain from 0 to 1 with its floor (1/n: every dequeue on
+        one CPU) where every side has the same CPUs, or bandwidth up to a round top that only grows."""
+        self._kind = kind
+        title, y_label = PLOT_SPECS["fairness" if kind == "jain" else "bandwidth"][:2]
+        self.plot.setProperty("schedlab_title", title)
+        self.plot.setProperty("schedlab_y_label", y_label)
+        restyle_plot(self.plot)
+        if kind == "jain":
+            set_y_top(self.plot, 1.0, [(v, f"{v:.2f}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)])
+            ncpus = {len(snap.series_layout.cpu_dequeued) for snap in self.snapshots}
+            self.floor.setVisible(len(ncpus) == 1)
+            self.floor.setValue(1.0 / max(ncpus))
+        else:
+            self.plot.getAxis("left").setTicks(None)
+            self._y_top = grow_y_top(self.plot, 0.0, 1.0)
+            self.floor.setVisible(False)
+
+    def resizeEvent(self, event: object) -> None:  # Qt override
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        legend = self.plot.legend
+        if isinstance(legend, LegendRow):
+            legend.fit_columns(self.graph_view.width())
 
     def headline_text(self) -> str:
         """Each headline metric per side since the start, and the differences from side A."""

@@ -103,11 +103,15 @@ def test_the_main_window_opens_this_run_against_the_same_with_a_setting(qtbot) -
     compare.close()
 
 
-def test_the_graph_leaves_its_legend_room_above_the_lines(qtbot) -> None:
-    # The legend sits in the plot's top left: Jain 0.9-1.0 (the quota side) ran under it, hidden.
+def test_the_graph_is_the_main_windows_legend_under_the_data_and_jain_on_its_fixed_axis(qtbot) -> None:
+    # The legend sat in the plot's top left, with the y axis stretched to leave it room: Jain's axis
+    # ran to 1.47 (to 2.0 at small sizes), and the graph had none of the main window's sizes or floor.
     from PySide6.QtCore import QPointF
 
-    for story, preset in (("qdisc-fairness-2011", "time-vs-quota"), ("cfs-yield-2007", "compat-yield")):
+    for story, preset, title in (
+        ("qdisc-fairness-2011", "time-vs-quota", "Fairness (Jain index)"),
+        ("cfs-yield-2007", "compat-yield", "Bandwidth"),
+    ):
         window = CompareWindow(load_scenario(story), PRESETS[preset].sides, use_timer=False)
         qtbot.addWidget(window)
         window.resize(1280, 720)
@@ -115,18 +119,28 @@ def test_the_graph_leaves_its_legend_room_above_the_lines(qtbot) -> None:
         qtbot.waitExposed(window)
         for _ in range(100):
             window.advance(FRAME_NS)
-        item = window.plot.getPlotItem()
-        legend = item.legend
-        box = legend.mapRectToScene(legend.boundingRect())
+        item = window.plot
+        assert item.property("schedlab_title") == title
         view = item.getViewBox()
+        data = view.mapRectToScene(view.boundingRect())
+        legend = item.legend.mapRectToScene(item.legend.boundingRect())
+        assert legend.height() > 0 and not legend.intersects(data), (story, legend, data)
+        assert legend.top() >= data.bottom()
         points = 0
         for curve in window.curves:
             xs, ys = curve.getData()
             for x, y in zip(xs, ys, strict=True):
-                at = view.mapViewToScene(QPointF(float(x), float(y)))
-                assert not box.contains(at), (story, x, y)
+                assert data.contains(view.mapViewToScene(QPointF(float(x), float(y)))), (story, x, y)
                 points += 1
         assert points > 40
+        y_low, y_high = view.viewRange()[1]
+        if window.graph_kind() == "jain":
+            assert (y_low, y_high) == (-0.06, 1.2)  # Jain's own range, whatever the legend
+            assert window.floor.isVisible() and window.floor.value() == 0.25  # 1/n, n = 4 CPUs
+        else:
+            tops = max(float(curve.getData()[1].max()) for curve in window.curves)
+            assert tops <= y_high <= 2.5 * tops
+            assert not window.floor.isVisible()
         window.close()
 
 
