@@ -7,12 +7,10 @@ history into pixel runs once per frame; ``paintEvent`` only draws them (``gui.dr
 Hardirq time is black, softirq hatched, both over the lower part of the task they interrupted (where
 they crowd, as the 2011 NIC's do, each pixel column is shaded by the share of it they take:
 ``lane_history.irq_runs``); idle is blank; yields are marks above the strip, and with a qdisc the CPU's
-turns as its dequeuer yellow bars there. The wheel zooms the strip about the pointer, a drag pans it
-into the past (``MAX_PAN_WINDOWS`` windows back), a double-click returns to now; a Shift+drag marks an
-interval and says how long it is, a Shift+click clears it (``gui.draw.lane_measure``); a click on a task
-asks the window to follow it (``task_clicked``; ``follow`` fades the others); hovering says what is
-drawn there, with its exact times (``gui.draw.lane_tips``), and inside the interval how each CPU spent
-it.
+turns as its dequeuer yellow bars there. The pointer's gestures on the strips (zoom, pan into the past
+``MAX_PAN_WINDOWS`` windows back, mark an interval, click a task to follow it: ``follow`` fades the
+others) are ``gui.panels.strip_window``'s; hovering says what is drawn there, with its exact times
+(``gui.draw.lane_tips``), and inside the marked interval how each CPU spent it.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from __future__ import annotations
 import functools
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QMouseEvent, QPainter, QPaintEvent, QWheelEvent
+from PySide6.QtGui import QFont, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
@@ -36,7 +34,7 @@ from gui.draw.lane_history import (
     yield_columns,
 )
 from gui.draw.lane_legend import LegendFlow, flow_legend
-from gui.draw.lane_measure import DRAG_PX, Interval, describe_spent, marked, paint_interval, time_spent
+from gui.draw.lane_measure import describe_spent, paint_interval, time_spent
 from gui.draw.lane_painting import (
     LaneFonts,
     LaneRuns,
@@ -48,14 +46,12 @@ from gui.draw.lane_painting import (
     veil_others,
 )
 from gui.draw.lane_tips import describe_head, describe_strip, describe_tenure
-from gui.draw.lane_window import ShownWindow, StripClock
 from gui.draw.layer_cache import LayerCache
-from gui.panels.base import HoverTipsPanel
+from gui.panels.strip_window import StripWindowPanel
 from model.metrics import KERNEL_ROLES
 from model.snapshot import CpuView, Snapshot
 
 MAX_PAN_WINDOWS = 8  # how many windows back a drag may pan (the lanes keep that much history)
-ZOOM_STEP = 1.25  # one wheel notch
 MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they arrive
 
 AXIS_H, LEFT_W, PAD = 28, 290, 8
@@ -87,15 +83,13 @@ GESTURES = (  # the time axis's tip: what the strips answer to
 )
 
 
-class CpuLanesPanel(HoverTipsPanel):
+class CpuLanesPanel(StripWindowPanel):
     """One lane per CPU: the task running now, need_resched, the dequeuer token, and a Gantt strip."""
 
-    task_clicked = Signal(int)
-    interval_marked = Signal(object)  # the Interval a Shift+drag marked, or None: a Shift+click cleared it
     needed_height_changed = Signal()  # the legend took another row, or a CPU came or went
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(MAX_PAN_WINDOWS, parent)
         self.setMinimumSize(480, 120)
         font = QFont(self.font().family(), 11)
         bold = QFont(font)
@@ -103,10 +97,6 @@ class CpuLanesPanel(HoverTipsPanel):
         big = QFont(bold)
         big.setPointSize(13)
         self._fonts = LaneFonts(font, bold, big)
-        self.clock = StripClock(MAX_PAN_WINDOWS)
-        self._drag: tuple[float, int] | None = None  # (x where a drag began, offset then)
-        self._dragged = False
-        self._marking: tuple[float, float] | None = None  # a Shift+drag: (x where it began, its instant)
         self._legend_cache: tuple[tuple[object, ...], LegendFlow] | None = None
         self._parts = LayerCache()
         self._needed_h = 0  # the needed_height() the window last heard of
@@ -132,13 +122,8 @@ class CpuLanesPanel(HoverTipsPanel):
         self._layout_size = QSize()
         self._runs: list[LaneRuns] = []
         self._rows: list[tuple[int, int]] = []  # (first CPU, last CPU) of each row drawn
-        self.measured: Interval | None = None  # the interval marked by a Shift+drag
+        self.measured = None  # the interval marked by a Shift+drag
         self.followed = 0  # the task followed (a click on it, in any panel), 0 for none
-        self.update()
-
-    def set_measured(self, interval: Interval | None) -> None:
-        """Mark ``interval`` (None: clear it), as a Shift+drag does (another side of a comparison)."""
-        self.measured = interval
         self.update()
 
     def follow(self, tid: int) -> None:
@@ -150,45 +135,6 @@ class CpuLanesPanel(HoverTipsPanel):
         """The task to follow once task ``tid`` is clicked (in any panel): it, or none when it is the
         one followed already."""
         return 0 if tid == self.followed else tid
-
-    def set_window_ns(self, window_ns: int | None) -> None:
-        """Show the last ``window_ns`` of simulated time; ``None`` or 0 chooses from the event density."""
-        self.clock.fix(window_ns)
-        self._relayout()
-
-    @property
-    def window_ns(self) -> int:
-        return self.clock.window_ns
-
-    @property
-    def view_end_ns(self) -> int:
-        """Where the strip ends: now, or earlier when panned into the past."""
-        return self.clock.end_ns
-
-    @property
-    def shown(self) -> ShownWindow:
-        """What the strips show: the window, where it ends, now, and how far it is panned."""
-        return self.clock.shown
-
-    @property
-    def kept_ns(self) -> int:
-        """How much of the past the lanes keep: enough to pan back ``MAX_PAN_WINDOWS`` windows."""
-        return self.clock.kept_ns
-
-    def zoom_strip(self, factor: float, anchor_x: float | None = None) -> None:
-        """Show ``factor`` times the time (wheel): about the instant under ``anchor_x``, else the end."""
-        self.clock.zoom(1.0 if anchor_x is None else min(max(self._strip_frac(anchor_x), 0.0), 1.0), factor)
-        self._relayout()
-
-    def pan(self, offset_ns: int) -> None:
-        """End the strip ``offset_ns`` before now (0: live)."""
-        self.clock.pan(offset_ns)
-        self._relayout()
-
-    def live(self) -> None:
-        """Back to now and the automatic window (double-click)."""
-        self.clock.live()
-        self._relayout()
 
     @property
     def lane_count(self) -> int:
@@ -434,70 +380,14 @@ class CpuLanesPanel(HoverTipsPanel):
         fonts = self._fonts._replace(big=self._fonts.bold) if self.compact else self._fonts
         paint_lane_head(p, r, i, cpu, self._names, self._dequeuer == i, fonts, last_cpu=last)
 
-    # ---- input --------------------------------------------------------------------------------------
+    # ---- what is under the pointer ---------------------------------------------------------------
 
-    def _strip_frac(self, x: float) -> float:
-        """Where logical x falls on the strips: 0 at their left edge, 1 at their end."""
+    def _strips_x(self) -> tuple[float, float]:
         _, _, _, strip_w = self._geometry()
-        return (x - LEFT_W - PAD) / strip_w
+        return LEFT_W + PAD, strip_w
 
-    def _time_at(self, x: float) -> float:
-        """The instant drawn at logical x on the strips."""
-        return self.clock.time_at(self._strip_frac(x))
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        if event.button() != Qt.MouseButton.LeftButton:
-            return
-        x = self.to_logical(event.position()).x()
-        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier and x >= LEFT_W:
-            self._marking = (x, self._time_at(x))
-        else:
-            self._drag, self._dragged = (event.position().x(), self.clock.offset_ns), False
-
-    def _mark_to(self, x: float) -> None:
-        """A Shift+drag at ``x``: the interval from where it began (none yet while it is a click)."""
-        assert self._marking is not None
-        x_start, t_start = self._marking
-        if abs(x - x_start) >= DRAG_PX:
-            self.set_measured(marked(t_start, self._time_at(x), self.clock.now_ns))
-            self.interval_marked.emit(self.measured)
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        if self._marking is not None:
-            self._mark_to(self.to_logical(event.position()).x())
-            return
-        if self._drag is None:
-            return
-        x_start, offset = self._drag
-        dx = (event.position().x() - x_start) / self.zoom
-        if abs(dx) > 3:
-            self._dragged = True
-        _, _, _, strip_w = self._geometry()
-        self.pan(int(offset + dx * self.window_ns / strip_w))  # dragging right goes into the past
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        if self._marking is not None:
-            x = self.to_logical(event.position()).x()
-            if abs(x - self._marking[0]) < DRAG_PX:
-                self.set_measured(None)  # a Shift+click clears the interval
-                self.interval_marked.emit(None)
-            else:
-                self._mark_to(x)
-            self._marking = None
-            return
-        if self._drag is not None and not self._dragged:
-            tid = self.tid_at(self.to_logical(event.position()))
-            if tid > 0:
-                self.task_clicked.emit(tid)
-        self._drag = None
-
-    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
-        self.live()
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        steps = event.angleDelta().y() / 120
-        if steps:
-            self.zoom_strip(ZOOM_STEP ** (-steps), self.to_logical(event.position()).x())
+    def _marks_from(self) -> float:
+        return LEFT_W  # the pad before the strips too: a mark may start at the window's very start
 
     def _row_at(self, pos: QPointF) -> int:
         """The row drawn at ``pos`` (logical pixels), -1 where there is none."""
