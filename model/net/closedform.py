@@ -14,12 +14,21 @@ the same steps are computed arithmetically, turn after turn, while:
 * the turn ends in an ordinary loop continue: no exit rule, empty queue, ring stop, requeue, vector
   interrupt to arm, sender to wake or to put to sleep, and no ``need_resched``.
 
+A stretch does not throw away the turn in which it meets its end. Where the next step lies past the
+bound (most often a NIC interrupt due while the dequeuer is in the driver call) or is one the stretch
+does not model (a sender whose bottom halves must run softirqs, or that would sleep; a loop that
+exits), the turn is kept up to that step: its dequeue, its driver call, its packet on the ring, as far
+as they went, and the dequeuer is left with the next of its steps pending (``_q_xmit``, ``_q_posted``,
+``_q_check``) or queued for the root lock, for the event engine to go on from.
+
 Steps due at one instant run in the order they were posted, as in the event engine (each step carries
 the order it was posted in). Whatever breaks a condition is left to the event engine, so the result is
 the event engine's own, to the nanosecond (tests/test_txpath.py compares the two).
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 import numpy as np
 
@@ -48,17 +57,19 @@ from model.net.stretch import (
 from model.net.stretch_bridge import StretchBridge
 from model.net.txconfig import TxConfig
 
+# What a turn tried in closed form came to (ClosedForm._turn).
+TURN_NONE: Final = 0  # not even its dequeue is plain: the event engine takes the turn
+TURN_CUT: Final = 1  # plain up to a step the stretch must leave to the event engine: the stretch ends there
+TURN_WHOLE: Final = 2  # plain to its end: the next turn follows
+
 
 class ClosedForm(StretchBridge):
     def __init__(self, machine: Machine, qdisc: Qdisc, cfg: TxConfig, rng: np.random.Generator) -> None:
         super().__init__(machine, qdisc, cfg, rng)
-        self.closed_turns = 0  # turns computed in closed form (statistics)
+        self.closed_turns = 0  # whole turns computed in closed form (statistics)
+        self.cut_turns = 0  # stretches that ended inside a turn, the rest of it left to the event engine
         self._enabled = not cfg.per_packet and cfg.spinlock == TICKET and self._bq is not None
         self._d_cpu = 0
-        # What a plain turn took (_turn's results; fields, not a tuple: no allocation per turn).
-        self._t_owner = 0  # the packet's sender
-        self._t_band = 0  # its band
-        self._t_post = 0  # when the dequeuer asked for the root lock back
         self._drv_ns = cfg.costs.drv_ns if self.nic is not None else cfg.costs.dummy_ns
 
     def _q_restart(self, ctx: Ctx) -> None:
@@ -69,17 +80,18 @@ class ClosedForm(StretchBridge):
     # ---- the stretch ------------------------------------------------------------------------------
 
     def _stretch(self, d: Ctx) -> bool:
-        """Compute turns from now while they are plain; True if at least one was taken."""
+        """Compute turns from now while they are plain, and the last one as far as it is; True if the
+        dequeuer moved (at least the dequeue of a turn was taken)."""
         q = self._bq
         assert q is not None
         if self.root.holder is not d or q.requeued is not None or q.qlen == 0:
             return False
         t = self.m.q.now_ns
-        # Two cheap refusals before the senders' state is gathered (most stretches that take no turn end
-        # here): a turn lasts at least dequeue_skb() plus the driver call, and its packet must go out
-        # plainly (the same test every turn makes, here on the state as it is).
+        # Two cheap refusals before the senders' state is gathered: something outside comes before the
+        # dequeue is done (the event engine takes that one step as cheaply), and the head packet must
+        # go out plainly (the same test every turn makes, here on the state as it is).
         outside = self._bound_outside(d)
-        if outside <= t + self.costs.deq_ns + self._drv_ns:
+        if outside <= t + self.costs.deq_ns:
             return False
         band = q.peek_band()  # a band: the requeue slot is empty and the qdisc is not
         assert band is not None
@@ -97,15 +109,21 @@ class ClosedForm(StretchBridge):
         turn = TurnState(len(self.sender_ctx))  # the turn tried; ``state`` stays as it was if it is not plain
         turn.live = [turn.senders[i] for i in members]
         while True:
-            if not self._turn(d, members, state, turn, t, bound):
+            taken = self._turn(d, members, state, turn, t, bound)
+            if taken == TURN_NONE:
                 break
-            self._commit(d, turn, self._t_owner, self._t_band, self._t_post)
+            self._commit(d, turn, taken == TURN_WHOLE)
             state, turn = turn, state
+            if taken == TURN_CUT:
+                self.cut_turns += 1
+                self._write_back(d, members, state, False)
+                self.closed_turns += done
+                return True
             t = state.d_at
             done += 1
         if not done:
             return False
-        self._write_back(d, members, state)
+        self._write_back(d, members, state, True)
         self.closed_turns += done
         return True
 
@@ -130,12 +148,12 @@ class ClosedForm(StretchBridge):
     def _cost(self, last: int, cpu: int) -> int:
         return 0 if last == cpu else self.costs.lock_ns
 
-    def _turn(
-        self, d: Ctx, members: list[int], base: TurnState, turn: TurnState, t0: int, bound: int
-    ) -> bool:
-        """The turn from ``t0`` (the dequeuer holds the root lock) into ``turn``; False if it is not plain.
-        A plain turn leaves the owner and band of its packet, and when the dequeuer asked for the root
-        lock back, in ``_t_owner``, ``_t_band`` and ``_t_post``."""
+    def _turn(self, d: Ctx, members: list[int], base: TurnState, turn: TurnState, t0: int, bound: int) -> int:
+        """The turn from ``t0`` (the dequeuer holds the root lock) into ``turn``: TURN_WHOLE if it is
+        plain to its end, TURN_CUT if it is plain up to some step (the bound, or a step the stretch does
+        not model: ``turn`` is the state just before it, every step before it taken), TURN_NONE if not
+        even its dequeue is. Its packet's owner and band, and when the dequeuer asked for the root lock
+        back, are left in ``_t_owner``, ``_t_band`` and ``_t_post``."""
         base.copy_into(turn)
         turn.n_enq = 0
         band = 0
@@ -144,37 +162,39 @@ class ClosedForm(StretchBridge):
                 break
             band += 1
         if band == len(turn.band_qlen):
-            return False
+            return TURN_NONE
         q = self._bq
         assert q is not None
         owner = q.head_flow(band)
-        turn.band_qlen[band] = turn.band_qlen[band] - 1  # not -=: mypyc makes it a generic number op
         if not self._xmit_plain(owner, turn.senders[owner].wmem):
-            return False
-        if self._orphan_at_xmit:
-            turn.senders[owner].wmem -= self.sockets[owner].truesize
+            return TURN_NONE
+        turn.band_qlen[band] = turn.band_qlen[band] - 1  # not -=: mypyc makes it a generic number op
+        self._t_owner = owner
+        self._t_band = band
+        self._t_post = -1
         drv = self._drv_ns
         turn.post_d(D_DEQ, t0 + self.costs.deq_ns)  # dequeue_skb() under the root lock
-        t_post = -1
         while True:
             first = earliest(turn)
             if first is None or turn.d_at < first.t or (turn.d_at == first.t and turn.d_seq < first.seq):
                 t_d = turn.d_at
                 if t_d >= bound:
-                    return False
+                    return TURN_CUT
                 state = turn.d_state
                 if state == D_HOLD:
                     break
-                if state == D_DEQ:  # _q_xmit(): spin_unlock(root), the driver call
+                if state == D_DEQ:  # _q_xmit(): spin_unlock(root), skb_orphan_try(), the driver call
+                    if self._orphan_at_xmit:
+                        turn.senders[owner].wmem -= self.sockets[owner].truesize
                     self._release_root(turn, t_d)
                     turn.post_d(D_DRV, t_d + drv)
                 elif turn.root_holder == FREE and not turn.root_waiting:  # _q_posted(): spin_lock(root)
-                    t_post = t_d
+                    self._t_post = t_d
                     turn.root_holder = D_ID
                     turn.post_d(D_HOLD, t_d + self._cost(turn.root_last, d.cpu))
                     turn.root_last = d.cpu
                 else:
-                    t_post = t_d
+                    self._t_post = t_d
                     turn.d_ticket = turn.tickets
                     turn.tickets += 1
                     turn.root_waiting += 1
@@ -182,17 +202,14 @@ class ClosedForm(StretchBridge):
                 continue
             t_min = first.t
             if t_min >= bound or not self._step(turn, first, t_min):
-                return False
-        # __qdisc_run()'s checks after the packet: any exit is the event engine's.
+                return TURN_CUT
+        # __qdisc_run()'s checks after the packet: any exit is the event engine's (_q_check, at d_at).
         left = 0
         for qlen in turn.band_qlen:  # a loop, not sum(): mypyc calls builtins through Python
             left += qlen
         if left == 0 or self._would_exit(d, turn.d_at):
-            return False
-        self._t_owner = owner
-        self._t_band = band
-        self._t_post = t_post
-        return True
+            return TURN_CUT
+        return TURN_WHOLE
 
     def _would_exit(self, d: Ctx, t: int) -> bool:
         rule = self.exit_rule
@@ -228,7 +245,9 @@ class ClosedForm(StretchBridge):
         if st == P_RGRANT:  # holding the root lock: the enqueue
             turn.post(one, P_ENQ, t + self.costs.enq_ns)
             return True
-        # P_ENQ: enqueue, qdisc_run_begin() fails, unlock root, unlock busylock, back to user space.
+        # P_ENQ: enqueue, qdisc_run_begin() fails, unlock root, unlock busylock, back to user space,
+        # sock_alloc_send_skb() for the next packet. Anything the stretch does not model is found before
+        # the state changes: the step is then left to the event engine.
         if turn.pending[i]:
             return False  # its local_bh_enable() runs the softirqs waiting on its CPU
         band = self.sender_band[i]
@@ -236,10 +255,11 @@ class ClosedForm(StretchBridge):
         assert q is not None
         accepted = q.accepts(band, turn.band_qlen)
         sock = self.sockets[i]
+        wmem = one.wmem if accepted else one.wmem - sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
+        if wmem >= sock.sndbuf:
+            return False  # sock_alloc_send_skb() would sleep
         if accepted:
             turn.band_qlen[band] = turn.band_qlen[band] + 1
-        else:
-            one.wmem -= sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
         code = 2 * i + (1 if accepted else 0)
         n = turn.n_enq
         if n < len(turn.enq):
@@ -257,9 +277,7 @@ class ClosedForm(StretchBridge):
             turn.bl_holder = nxt.index
             turn.post(nxt, P_BGRANT, t + self._cost(turn.bl_last, ncpu))
             turn.bl_last = ncpu
-        if one.wmem >= sock.sndbuf:
-            return False  # sock_alloc_send_skb() would sleep
-        one.wmem += sock.truesize
+        one.wmem = wmem + sock.truesize
         turn.post(one, P_USER, t + self._user_draw(turn))
         return True
 

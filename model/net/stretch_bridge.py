@@ -6,13 +6,28 @@ model), and, after it, each turn applied and every context left as the event eng
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from model.machine import Machine
 from model.net.cpuctx import ST_WAIT, ST_WORK, Ctx
 from model.net.qdisc import Qdisc
 from model.net.senders import SenderEngine
-from model.net.stretch import FREE, P_BGRANT, P_BWAIT, P_RGRANT, P_RWAIT, P_USER, TurnState
+from model.net.stretch import (
+    D_DEQ,
+    D_DRV,
+    D_HOLD,
+    D_ID,
+    D_WAIT,
+    FREE,
+    P_BGRANT,
+    P_BWAIT,
+    P_RGRANT,
+    P_RWAIT,
+    P_USER,
+    TurnState,
+)
 from model.net.txconfig import TxConfig
 
 
@@ -23,6 +38,10 @@ class StretchBridge(SenderEngine):
         # The skb's charge leaves its socket at the driver call (skb_orphan_try; the dummy device frees
         # the skb there), not at the TX clean.
         self._orphan_at_xmit = self.nic is None or cfg.orphan == "xmit"
+        # The turn in hand (the closed form's _turn leaves them; fields, not a tuple: no allocation).
+        self._t_owner = 0  # its packet's sender
+        self._t_band = 0  # its band
+        self._t_post = -1  # when the dequeuer asked for the root lock back (-1: not yet)
 
     # ---- the stretch's bounds and state -----------------------------------------------------------
 
@@ -145,26 +164,34 @@ class StretchBridge(SenderEngine):
 
     # ---- applying it ------------------------------------------------------------------------------
 
-    def _commit(self, d: Ctx, turn: TurnState, owner: int, band: int, t_post: int) -> None:
-        """Apply one plain turn, in the order the event engine would."""
+    def _commit(self, d: Ctx, turn: TurnState, whole: bool) -> None:
+        """Apply one turn, whole or as far as it went (its dequeuer's step pending in ``turn.d_state``),
+        in the order the event engine would: the dequeue at its start, the driver call's skb_orphan_try(),
+        the packet on its ring, the exit rule's count; the senders' enqueues as they came."""
         q = self._bq
         assert q is not None
+        owner = self._t_owner
         from_band = q.dequeue_one()  # owner: _turn read it off this band's head, unchanged since
-        assert from_band == band
-        nic = self.nic
-        if self._orphan_at_xmit:
+        assert from_band == self._t_band
+        stage = turn.d_state
+        if self._orphan_at_xmit and (whole or stage != D_DEQ):
             self.sockets[owner].free(1)  # skb_orphan_try(): wakes nobody (checked)
-        if nic is not None:
-            ring = nic.ring_of(owner)
-            nic.post(ring, owner, t_post)
-            self._posted(ring.index)
-        else:
-            self.sent_dummy += 1
-        per_cpu = self.c.per_cpu_dequeued
-        per_cpu[d.cpu] = per_cpu[d.cpu] + 1  # not +=: mypyc makes an item's += a generic number op
-        d.pkts += 1
-        if self.exit_rule == "quota":
+        if whole or stage in (D_WAIT, D_HOLD):  # _q_posted() ran
+            nic = self.nic
+            if nic is not None:
+                ring = nic.ring_of(owner)
+                nic.post(ring, owner, self._t_post)
+                self._posted(ring.index)
+            else:
+                self.sent_dummy += 1
+            per_cpu = self.c.per_cpu_dequeued
+            per_cpu[d.cpu] = per_cpu[d.cpu] + 1  # not +=: mypyc makes an item's += a generic number op
+            d.pkts += 1
+        if whole and self.exit_rule == "quota":
             d.quota -= 1
+        if not whole:  # the event engine goes on with this skb
+            d.skb_owner = owner
+            d.skb_band = self._t_band
         for k in range(turn.n_enq):
             code = turn.enq[k]
             s = code >> 1
@@ -181,42 +208,71 @@ class StretchBridge(SenderEngine):
             sock.alloc()
         self._user_i = turn.draw
 
-    def _write_back(self, d: Ctx, members: list[int], turn: TurnState) -> None:
+    def _write_back(self, d: Ctx, members: list[int], turn: TurnState, whole: bool) -> None:
         """Leave every context in play as the event engine would have it at the stretch's end: the
-        dequeuer holding the root lock at the top of its loop, each sender's next step posted in the
-        order the event engine would have posted it."""
-        posts: list[tuple[int, int, Ctx]] = [(turn.d_seq, turn.d_at, d)]
-        d.cont = self._q_restart
+        dequeuer at the top of its loop after whole turns (``whole``), else where its cut turn left it
+        (its dequeue, driver call or check pending, or queued for the root lock); each sender's next
+        step posted in the order the event engine would have posted it, or queued for its lock."""
+        posts: list[tuple[int, int, Ctx]] = []
+        root = self.root
         busy = self.busylock
-        busy.holder = None
-        busy.waiters.clear()
+        d_state = turn.d_state
+        if d_state == D_WAIT:  # _q_posted(): spinning on the root lock, _q_check() when it has it
+            d.gen = -1
+            d.status = ST_WAIT
+            d.lock = root
+            d.cont = self._q_check
+        else:
+            d.lock = None
+            if d_state == D_DEQ:
+                d.cont = self._q_xmit
+            elif d_state == D_DRV:
+                d.cont = self._q_posted
+            else:  # D_HOLD: its check done with the turn (whole), or the event engine's to do
+                d.cont = self._q_restart if whole else self._q_check
+            posts.append((turn.d_seq, turn.d_at, d))
         for i in members:
             ctx = self.sender_ctx[i]
-            st = turn.senders[i].st
+            one = turn.senders[i]
+            st = one.st
             ctx.in_xmit = ctx.contended = st != P_USER
             if st >= P_USER:
-                if turn.senders[i].touched:
-                    ctx.cont = self._snd_xmit if st == P_USER else self._snd_root
-                    posts.append((turn.senders[i].seq, turn.senders[i].t, ctx))
+                if one.touched:
+                    ctx.lock = None
+                    ctx.cont = self._sender_cont(st)
+                    posts.append((one.seq, one.t, ctx))
                 continue
             ctx.gen = -1  # a step it had pending is stale
             ctx.status = ST_WAIT
             if st == P_BWAIT:
                 ctx.lock = busy
                 ctx.cont = self._snd_root
-            else:  # P_RWAIT: it holds busylock and spins on the root lock behind the dequeuer
-                ctx.lock = self.root
+            else:  # P_RWAIT: it holds busylock and spins on the root lock
+                ctx.lock = root
                 ctx.cont = self._snd_enqueue
         posts.sort(key=lambda p: p[0])
         for _, t, ctx in posts:
             self._post_step(ctx, t)
-        if turn.bl_holder != FREE:
-            busy.holder = self.sender_ctx[turn.bl_holder]
-        root = self.root
-        root.holder = d
+        busy.holder = None if turn.bl_holder == FREE else self.sender_ctx[turn.bl_holder]
+        holder = turn.root_holder
+        root.holder = d if holder == D_ID else None if holder == FREE else self.sender_ctx[holder]
+        # Each lock's waiters in ticket order, the dequeuer among the root lock's if it waits.
+        waiting = [(one.ticket, one.index, one.st) for one in turn.live if one.st < P_USER]
+        if d_state == D_WAIT:
+            waiting.append((turn.d_ticket, D_ID, P_RWAIT))
+        busy.waiters.clear()
         root.waiters.clear()
-        # Each lock's waiters in ticket order (the dequeuer, holding the root lock, waits for nothing).
-        for _ticket, i, st in sorted((one.ticket, one.index, one.st) for one in turn.live if one.st < P_USER):
-            (busy if st == P_BWAIT else root).waiters.append(self.sender_ctx[i])
+        for _ticket, i, st in sorted(waiting):
+            (busy if st == P_BWAIT else root).waiters.append(d if i == D_ID else self.sender_ctx[i])
         busy.last_cpu = turn.bl_last
         root.last_cpu = turn.root_last
+
+    def _sender_cont(self, st: int) -> Callable[[Ctx], None]:
+        """What a sender with a step pending in state ``st`` does when it ends (model.net.senders)."""
+        if st == P_USER:
+            return self._snd_xmit  # its packet built: dev_queue_xmit()
+        if st == P_BGRANT:
+            return self._snd_root  # holding busylock: spin_lock(root)
+        if st == P_RGRANT:
+            return self._snd_enqueue  # holding the root lock: the enqueue
+        return self._snd_enqueued  # P_ENQ: enqueued
