@@ -106,14 +106,12 @@ class ClosedForm(StretchBridge):
         bound = self._bound(d, members, outside)
         self._d_cpu = d.cpu
         done = 0
-        turn = TurnState(len(self.sender_ctx))  # the turn tried; ``state`` stays as it was if it is not plain
-        turn.live = [turn.senders[i] for i in members]
         while True:
-            taken = self._turn(d, members, state, turn, t, bound)
+            # In place: a turn that is not plain is found so before it changes the state.
+            taken = self._turn(d, members, state, t, bound)
             if taken == TURN_NONE:
                 break
-            self._commit(d, turn, taken == TURN_WHOLE)
-            state, turn = turn, state
+            self._commit(d, state, taken == TURN_WHOLE)
             if taken == TURN_CUT:
                 self.cut_turns += 1
                 self._write_back(d, members, state, False)
@@ -148,13 +146,13 @@ class ClosedForm(StretchBridge):
     def _cost(self, last: int, cpu: int) -> int:
         return 0 if last == cpu else self.costs.lock_ns
 
-    def _turn(self, d: Ctx, members: list[int], base: TurnState, turn: TurnState, t0: int, bound: int) -> int:
-        """The turn from ``t0`` (the dequeuer holds the root lock) into ``turn``: TURN_WHOLE if it is
-        plain to its end, TURN_CUT if it is plain up to some step (the bound, or a step the stretch does
-        not model: ``turn`` is the state just before it, every step before it taken), TURN_NONE if not
-        even its dequeue is. Its packet's owner and band, and when the dequeuer asked for the root lock
-        back, are left in ``_t_owner``, ``_t_band`` and ``_t_post``."""
-        base.copy_into(turn)
+    def _turn(self, d: Ctx, members: list[int], turn: TurnState, t0: int, bound: int) -> int:
+        """The turn from ``t0`` (the dequeuer holds the root lock), on ``turn`` in place: TURN_WHOLE if it
+        is plain to its end, TURN_CUT if it is plain up to some step (the bound, or a step the stretch
+        does not model: ``turn`` is then the state just before it, every step before it taken),
+        TURN_NONE if not even its dequeue is (``turn`` unchanged). Its packet's owner and band, and when
+        the dequeuer asked for the root lock back, are left in ``_t_owner``, ``_t_band`` and
+        ``_t_post``."""
         turn.n_enq = 0
         band = 0
         for qlen in turn.band_qlen:

@@ -1,8 +1,9 @@
 """The state of one stretch of the closed form (``model.net.closedform``): each sender's part, the
 locks' holders and ticket queues, the bands' lengths, the dequeuer's next step.
 
-A turn is tried on a copy of this state and kept only if it is plain, so the state is small, flat and
-copied in place: plain attributes of native classes, which mypyc keeps unboxed.
+A turn works on this state in place (what would make it not plain is found before it changes
+anything), so the state is small and flat: plain attributes of native classes, which mypyc keeps
+unboxed.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class StretchSender:
 
 
 class TurnState:
-    """The tentative state of a turn: a copy of the stretch's state, kept only if the turn is plain."""
+    """The stretch's state, turn after turn."""
 
     __slots__ = ("band_qlen", "bl_holder", "bl_last", "bl_waiting", "d_at", "d_seq", "d_state", "d_ticket",
                  "draw", "enq", "live", "n_enq", "order", "pending", "root_holder", "root_last",
@@ -73,34 +74,6 @@ class TurnState:
         self.d_at = 0
         self.d_seq = 0
         self.d_ticket = 0  # the dequeuer's ticket, in D_WAIT
-
-    def copy_into(self, c: TurnState) -> None:
-        """Make ``c`` this state (in place: a stretch keeps two states and swaps them turn by turn)."""
-        src, dst = self.senders, c.senders
-        for k in range(len(src)):  # an index loop: mypyc compiles it to a C loop, zip() it does not
-            a = src[k]
-            b = dst[k]
-            b.st = a.st
-            b.t = a.t
-            b.seq = a.seq
-            b.touched = a.touched
-            b.wmem = a.wmem
-            b.ticket = a.ticket
-        c.pending = self.pending
-        c.order = self.order
-        c.tickets = self.tickets
-        c.root_holder = self.root_holder
-        c.root_waiting = self.root_waiting
-        c.root_last = self.root_last
-        c.bl_holder = self.bl_holder
-        c.bl_waiting = self.bl_waiting
-        c.bl_last = self.bl_last
-        _copy_list(self.band_qlen, c.band_qlen)
-        c.draw = self.draw
-        c.d_state = self.d_state
-        c.d_at = self.d_at
-        c.d_seq = self.d_seq
-        c.d_ticket = self.d_ticket
 
     def post(self, one: StretchSender, state: int, t: int) -> None:
         """Sender ``one``'s next event: ``state`` at ``t``, posted now."""
@@ -134,17 +107,6 @@ class TurnState:
         self.d_at = t
         self.d_seq = self.order
         self.order += 1
-
-
-def _copy_list(src: list[int], dst: list[int]) -> None:
-    """``dst[:] = src`` without a slice object (mypyc makes a slice assignment a generic set-item)."""
-    n = len(src)
-    while len(dst) > n:
-        dst.pop()
-    for k in range(len(dst)):
-        dst[k] = src[k]
-    for k in range(len(dst), n):
-        dst.append(src[k])
 
 
 def earliest(turn: TurnState) -> StretchSender | None:
