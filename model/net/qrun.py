@@ -175,11 +175,17 @@ class QdiscRunner(CpuEngine):
         self._work(ctx, cost, self._q_posted)
 
     def _q_posted(self, ctx: Ctx) -> None:
+        self._sent(ctx, ctx.skb_owner, self.m.q.now_ns)
+        self._lock(ctx, self.root, self._q_check)
+
+    def _sent(self, ctx: Ctx, owner: int, t: int) -> None:
+        """The driver took ``owner``'s packet at ``t``: onto its TX ring (the dummy device freed it);
+        one more packet for the dequeuer ``ctx``."""
         nic = self.nic
         if nic is not None:
-            ring = nic.ring_of(ctx.skb_owner)
+            ring = nic.ring_of(owner)
             was_stopped = ring.stopped
-            nic.post(ring, ctx.skb_owner, self.m.q.now_ns)
+            nic.post(ring, owner, t)
             if ring.stopped and not was_stopped:
                 self.c.ring_stops += 1
             self._posted(ring.index)
@@ -188,7 +194,6 @@ class QdiscRunner(CpuEngine):
         per_cpu = self.c.per_cpu_dequeued
         per_cpu[ctx.cpu] = per_cpu[ctx.cpu] + 1  # not +=: mypyc makes an item's += a generic number op
         ctx.pkts += 1
-        self._lock(ctx, self.root, self._q_check)
 
     def _q_check(self, ctx: Ctx) -> None:
         """Back under the root lock: sch_direct_xmit()'s return value, then the exit rule."""

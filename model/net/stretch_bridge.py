@@ -176,17 +176,11 @@ class StretchBridge(SenderEngine):
         stage = turn.d_state
         if self._orphan_at_xmit and (whole or stage != D_DEQ):
             self.sockets[owner].free(1)  # skb_orphan_try(): wakes nobody (checked)
-        if whole or stage in (D_WAIT, D_HOLD):  # _q_posted() ran
-            nic = self.nic
-            if nic is not None:
-                ring = nic.ring_of(owner)
-                nic.post(ring, owner, self._t_post)
-                self._posted(ring.index)
-            else:
-                self.sent_dummy += 1
-            per_cpu = self.c.per_cpu_dequeued
-            per_cpu[d.cpu] = per_cpu[d.cpu] + 1  # not +=: mypyc makes an item's += a generic number op
-            d.pkts += 1
+        if whole or stage in (
+            D_WAIT,
+            D_HOLD,
+        ):  # _q_posted() ran: the ring neither stopped nor armed (checked)
+            self._sent(d, owner, self._t_post)
         if whole and self.exit_rule == "quota":
             d.quota -= 1
         if not whole:  # the event engine goes on with this skb
