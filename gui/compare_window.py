@@ -14,6 +14,7 @@ of ``model.presets`` one click each, or "this run against the same with KEY=VALU
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,6 +22,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QHBoxLayout,
     QLabel,
@@ -32,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.draw import palette
+from gui.draw import palette, theme
 from gui.draw.graph_items import (
     TICK_PT,
     LegendRow,
@@ -44,6 +46,7 @@ from gui.draw.graph_items import (
 )
 from gui.draw.lane_measure import Interval
 from gui.draw.series import PLOT_SPECS, moving_block, sample_ns_for, window_ns_for
+from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
 from model.compare import Difference, Lockstep, Side, differences
@@ -93,6 +96,7 @@ class CompareWindow(QMainWindow):
         self._timer.timeout.connect(self._on_frame)
         self.advance(0)
         self._show_value(self.key_box.currentText())
+        self.apply_theme()
         if use_timer:
             self._timer.start()
 
@@ -104,10 +108,7 @@ class CompareWindow(QMainWindow):
         column.addLayout(self._build_controls())
         self.numbers = QLabel()
         self.numbers.setTextFormat(Qt.TextFormat.PlainText)
-        big = QFont(self.font())
-        big.setPointSize(15)
-        big.setBold(True)
-        self.numbers.setFont(big)
+        styled_font(self.numbers, 15, bold=True)
         self.numbers.setWordWrap(True)
         column.addWidget(self.numbers)
         row = QHBoxLayout()
@@ -115,12 +116,15 @@ class CompareWindow(QMainWindow):
         for i, side in enumerate(self.sides):
             cell = QVBoxLayout()
             title = QLabel(f"{side.label} ({STYLE_WORDS[i]} line): {side.name}")
-            title.setStyleSheet(f"color: {SIDE_COLOURS[i]}; font-weight: bold;")
+            title.setStyleSheet(f"color: {SIDE_COLOURS[i]};")
+            styled_font(title, 12, bold=True)  # which side is which, read from the back of a room
             lanes = CpuLanesPanel()
             lanes.set_window_ns(window_ns_for(self.speed) // 20)
             # One clock: an interval marked or a task followed on one side is marked or followed on all.
             lanes.interval_marked.connect(self._mark_everywhere)
             lanes.task_clicked.connect(self._follow_everywhere)
+            # Never shorter than every lane and the time axis need: the graph below gives way first.
+            lanes.needed_height_changed.connect(functools.partial(self._keep_lanes_whole, lanes))
             self.lanes.append(lanes)
             cell.addWidget(title)
             cell.addWidget(lanes, 1)
@@ -293,6 +297,25 @@ class CompareWindow(QMainWindow):
             self.plot.getAxis("left").setTicks(None)
             self._y_top = grow_y_top(self.plot, 0.0, 1.0)
             self.floor.setVisible(False)
+
+    def _keep_lanes_whole(self, lanes: CpuLanesPanel) -> None:
+        lanes.setMinimumHeight(lanes.needed_height())
+
+    def apply_theme(self) -> None:
+        """Text and graph at the display mode and zoom now (the main window calls this when they change,
+        from its View menu): a window of its own does not inherit the main window's font."""
+        base = QFont(QApplication.font())
+        base.setPointSizeF(base.pointSizeF() * theme.current().font_factor)
+        self.setFont(base)
+        rescale_fonts(self)
+        restyle_plot(self.plot)
+        self.floor.label.setFont(panel_font(TICK_PT))
+        for lanes in self.lanes:
+            lanes.apply_theme()
+            self._keep_lanes_whole(lanes)
+        legend = self.plot.legend
+        if isinstance(legend, LegendRow):
+            legend.fit_columns(self.graph_view.width())
 
     def resizeEvent(self, event: object) -> None:  # Qt override
         super().resizeEvent(event)  # type: ignore[arg-type]

@@ -427,7 +427,9 @@ class MainWindow(QMainWindow):
         colours.setColor(QPalette.ColorRole.Window, QColor(look.background))
         self.setPalette(colours)
         rescale_fonts(self)
-        for widget in (*self.panels.values(), self.time_controls, self.explainer, self.controls):
+        # The panels, and the windows it opened (a comparison): they do not inherit its font.
+        windows = self.findChildren(QMainWindow)
+        for widget in (*self.panels.values(), self.time_controls, self.explainer, self.controls, *windows):
             apply = getattr(widget, "apply_theme", None)
             if apply is not None:
                 apply()

@@ -92,3 +92,30 @@ def test_a_settings_group_draws_its_rim_and_title_in_opaque_colours(qtbot) -> No
         for y in range(label.top(), label.bottom())
     ]
     assert min(title_ink) < 100, "the title is drawn"
+
+
+def test_an_open_comparison_follows_a_mode_change_in_the_main_window(make) -> None:
+    # The compare window, a window of its own, kept the text size it opened with: projector mode chosen
+    # afterwards left its numbers, lanes and graph at the standard sizes.
+    from gui.compare_dialog import open_compare
+    from model.presets import PRESETS
+
+    w = make("qdisc-fairness-2011")
+    compare = open_compare(w, PRESETS["time-vs-quota"].sides)
+    assert compare is not None
+    compare._timer.stop()
+
+    def sizes() -> tuple[float, float, float]:
+        tick = compare.plot.getAxis("left").style["tickFont"]
+        return compare.numbers.font().pointSizeF(), compare.font().pointSizeF(), tick.pointSizeF()
+
+    before = sizes()
+    w.set_mode("large")
+    after = sizes()
+    factor = theme.current().font_factor
+    assert factor > 1.2
+    assert all(b * factor == pytest.approx(a, rel=0.02) for b, a in zip(before, after, strict=True)), (
+        before,
+        after,
+    )
+    compare.close()

@@ -180,7 +180,9 @@ def paint_axis(
     p.setFont(font)
     fm = font_metrics(font)
     p.drawLine(QPointF(x0, y), QPointF(x0 + strip_w, y))
-    free_right = x0 + strip_w  # labels go right to left; one that would touch its neighbour is left out
+    # Labels go right to left; one that would touch its neighbour (8 px) is left out. The first needs no
+    # gap: on a narrow strip (a comparison's sides) its tick is often the only one, at the strip's end.
+    free_right = x0 + strip_w + 8
     step, ticks = tick_instants(end, win, max(int(strip_w // 90), 1))
     for t in ticks:
         x = time_to_x(t, end, win, x0, strip_w)
