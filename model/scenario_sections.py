@@ -29,6 +29,11 @@ class MachineSpec:
         "high-resolution timers (CONFIG_HIGH_RES_TIMERS, x86 from 2.6.21): a sleep ends when due and "
         "usleep(0) returns at once; false: sleeps end on a tick",
     )
+    tick_skew: bool = _spec(
+        False,
+        "each CPU's tick half a tick / CPUs after the one before (tick_setup_sched_timer before 3.5; "
+        "since, only with skew_tick=1); false: every CPU ticks on the jiffy",
+    )
 
 
 def _default_tunables() -> tuple[tuple[str, int], ...]:

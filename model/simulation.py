@@ -89,7 +89,7 @@ class Simulation:
         for tunable in self.policy_info.tunables:  # its own only; the others are kept and do nothing
             self.policy.set_tunable(tunable.key, scenario.sched.tunable(tunable.key))
         self.machine = Machine(
-            m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, trace, m.hrtimers
+            m.cpus, m.hz, self.policy, m.context_switch_ns, m.syscall_ns, trace, m.hrtimers, m.tick_skew
         )
         self._settings: dict[str, Value] = scenario.settings()
         self._settings_view: Mapping[str, Value] = MappingProxyType(dict(self._settings))

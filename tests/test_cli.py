@@ -165,7 +165,7 @@ def _readme_row(spec: KeySpec) -> str:
     return f"| `{spec.key}` | {shown} | {allowed_text(spec)} | {spec.doc} |"
 
 
-@pytest.mark.parametrize("section", ["qdisc", "xmit"])
+@pytest.mark.parametrize("section", ["machine", "qdisc", "xmit"])
 def test_the_readme_key_table_of_the_transmit_path_is_the_specs(section: str) -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     documented = [line for line in readme.splitlines() if re.match(rf"\| `{section}\.\w+` \|", line)]

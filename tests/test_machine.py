@@ -246,3 +246,24 @@ def test_a_driven_task_is_not_preempted_where_it_says_so_and_can_sleep() -> None
     assert m.tasks[0].state.name == "SLEEPING" and m.cpus[0].curr is m.tasks[1]
     m.wake(m.tasks[0])
     assert m.tasks[0].state.name == "RUNNABLE"
+
+
+def test_a_skewed_tick_preempts_each_cpu_at_its_own_offset_and_jiffies_still_move_on_the_jiffy() -> None:
+    # Before 3.5, tick_setup_sched_timer() set CPU i's tick (tick_period / 2) / num_possible_cpus() * i
+    # after the jiffy: 0.5 ms apart on four CPUs at HZ=250. One-tick slices make every tick a switch.
+    m = Machine(4, 250, RoundRobinPolicy(4, 250, slice_ticks=1), trace="full", tick_skew=True)
+    for i in range(8):
+        m.spawn(f"hog{i}", hog)
+    m.run_until(20 * MS)
+    tick = 4 * MS
+    for cpu in range(4):
+        times = [
+            r.t_ns for r in m.trace.records if isinstance(r, SwitchRecord) and r.cpu == cpu and r.t_ns > 0
+        ]
+        assert times and all(t % tick == cpu * 500_000 for t in times), (cpu, times)
+    aligned = Machine(4, 250, RoundRobinPolicy(4, 250, slice_ticks=1), trace="full")
+    for i in range(8):
+        aligned.spawn(f"hog{i}", hog)
+    aligned.run_until(20 * MS)
+    later = [r.t_ns for r in aligned.trace.records if isinstance(r, SwitchRecord) and r.t_ns > 0]
+    assert later and all(t % tick == 0 for t in later)

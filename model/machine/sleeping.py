@@ -79,8 +79,9 @@ class Sleeping(Switching):
                 return False
             expiry = now + ns
         else:
-            tick = self.tick_ns
-            expiry = ((now + ns - 1) // tick + 1) * tick if ns > 0 else (now // tick + 1) * tick
+            tick, off = self.tick_ns, self.tick_offset_ns[cpu.index]  # this CPU's tick
+            last = now - off if ns <= 0 else now - off + ns - 1
+            expiry = (last // tick + 1) * tick + off
         task.timer_gen += 1
         self.q.push(expiry, PRIO_TIMER, self._on_timer, (task, task.timer_gen))
         self._schedule(cpu, blocking=True)

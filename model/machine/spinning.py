@@ -29,8 +29,9 @@ class Spinning(Interrupts):
         syscall_ns: int = 0,
         trace: str = "recent",
         hrtimers: bool = True,
+        tick_skew: bool = False,
     ) -> None:
-        super().__init__(ncpus, hz, policy, context_switch_ns, syscall_ns, trace, hrtimers)
+        super().__init__(ncpus, hz, policy, context_switch_ns, syscall_ns, trace, hrtimers, tick_skew)
         self._spinners: dict[Watchable, list[Task]] = {}
 
     def watch(self, w: Watchable) -> None:

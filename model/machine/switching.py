@@ -44,11 +44,18 @@ class Switching:
         syscall_ns: int = 0,
         trace: str = "recent",
         hrtimers: bool = True,
+        tick_skew: bool = False,
     ) -> None:
         self.q = EventQueue()
         self.cpus = [Cpu(i) for i in range(ncpus)]
         self.hz = hz
         self.tick_ns = NSEC_PER_SEC // hz
+        # Where each CPU's tick falls in a jiffy. jiffies moves on the jiffy (the do_timer CPU's tick,
+        # cpu0's); kernels before 3.5 offset the other CPUs' ticks to spare jiffies' lock
+        # (tick_setup_sched_timer(): offset = tick_period >> 1; do_div(offset, num_possible_cpus());
+        # offset *= smp_processor_id()), 3.5+ only with skew_tick=1.
+        half = self.tick_ns >> 1
+        self.tick_offset_ns = [half // ncpus * i if tick_skew else 0 for i in range(ncpus)]
         self.policy = policy
         self.context_switch_ns = context_switch_ns
         self.syscall_ns = syscall_ns  # one sched_yield() round trip when nothing switches
@@ -174,7 +181,8 @@ class Switching:
         nxt.cpu = index
         if not cpu.tick_armed:
             cpu.tick_armed = True
-            q.push((now // self.tick_ns + 1) * self.tick_ns, PRIO_TICK, self._on_tick, cpu)
+            off = self.tick_offset_ns[index]
+            q.push(((now - off) // self.tick_ns + 1) * self.tick_ns + off, PRIO_TICK, self._on_tick, cpu)
         cpu.overhead_left_ns = self.context_switch_ns if prev is not None else 0
         if self._depth < MAX_SYNC_DEPTH:
             # Start the incoming task now; a chain of instant switches falls back to an event.
