@@ -313,12 +313,14 @@ class CompareWindow(QMainWindow):
         for lanes in self.lanes:
             lanes.apply_theme()
             self._keep_lanes_whole(lanes)
-        legend = self.plot.legend
-        if isinstance(legend, LegendRow):
-            legend.fit_columns(self.graph_view.width())
+        self._fit_legend()
 
     def resizeEvent(self, event: object) -> None:  # Qt override
         super().resizeEvent(event)  # type: ignore[arg-type]
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """As many legend entries a row as the graph's width holds."""
         legend = self.plot.legend
         if isinstance(legend, LegendRow):
             legend.fit_columns(self.graph_view.width())

@@ -79,9 +79,7 @@ class Sleeping(Switching):
                 return False
             expiry = now + ns
         else:
-            tick, off = self.tick_ns, self.tick_offset_ns[cpu.index]  # this CPU's tick
-            last = now - off if ns <= 0 else now - off + ns - 1
-            expiry = (last // tick + 1) * tick + off
+            expiry = self.next_tick_ns(cpu.index, now + ns - 1 if ns > 0 else now)  # this CPU's tick
         task.timer_gen += 1
         self.q.push(expiry, PRIO_TIMER, self._on_timer, (task, task.timer_gen))
         self._schedule(cpu, blocking=True)

@@ -75,6 +75,11 @@ class Switching:
     def now_ns(self) -> int:
         return self.q.now_ns
 
+    def next_tick_ns(self, cpu_index: int, t: int) -> int:
+        """The first tick of CPU ``cpu_index`` after ``t`` (``tick_offset_ns`` into a jiffy)."""
+        off = self.tick_offset_ns[cpu_index]
+        return ((t - off) // self.tick_ns + 1) * self.tick_ns + off
+
     def irq_ns(self, cpu: Cpu) -> tuple[int, int]:
         """Hardirq and softirq time ``cpu`` has spent so far (an interrupt in progress counts up to now)."""
         return irq_ns(cpu, self.q.now_ns)
@@ -181,8 +186,7 @@ class Switching:
         nxt.cpu = index
         if not cpu.tick_armed:
             cpu.tick_armed = True
-            off = self.tick_offset_ns[index]
-            q.push(((now - off) // self.tick_ns + 1) * self.tick_ns + off, PRIO_TICK, self._on_tick, cpu)
+            q.push(self.next_tick_ns(index, now), PRIO_TICK, self._on_tick, cpu)
         cpu.overhead_left_ns = self.context_switch_ns if prev is not None else 0
         if self._depth < MAX_SYNC_DEPTH:
             # Start the incoming task now; a chain of instant switches falls back to an event.

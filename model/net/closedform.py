@@ -106,22 +106,22 @@ class ClosedForm(StretchBridge):
         bound = self._bound(d, members, outside)
         self._d_cpu = d.cpu
         done = 0
+        whole = True  # the stretch ends at the top of the loop, after whole turns
         while True:
             # In place: a turn that is not plain is found so before it changes the state.
-            taken = self._turn(d, members, state, t, bound)
+            taken = self._turn(d, state, t, bound)
             if taken == TURN_NONE:
                 break
             self._commit(d, state, taken == TURN_WHOLE)
             if taken == TURN_CUT:
                 self.cut_turns += 1
-                self._write_back(d, members, state, False)
-                self.closed_turns += done
-                return True
+                whole = False
+                break
             t = state.d_at
             done += 1
-        if not done:
+        if whole and not done:
             return False
-        self._write_back(d, members, state, True)
+        self._write_back(d, members, state, whole)
         self.closed_turns += done
         return True
 
@@ -146,7 +146,7 @@ class ClosedForm(StretchBridge):
     def _cost(self, last: int, cpu: int) -> int:
         return 0 if last == cpu else self.costs.lock_ns
 
-    def _turn(self, d: Ctx, members: list[int], turn: TurnState, t0: int, bound: int) -> int:
+    def _turn(self, d: Ctx, turn: TurnState, t0: int, bound: int) -> int:
         """The turn from ``t0`` (the dequeuer holds the root lock), on ``turn`` in place: TURN_WHOLE if it
         is plain to its end, TURN_CUT if it is plain up to some step (the bound, or a step the stretch
         does not model: ``turn`` is then the state just before it, every step before it taken),

@@ -176,10 +176,8 @@ class StretchBridge(SenderEngine):
         stage = turn.d_state
         if self._orphan_at_xmit and (whole or stage != D_DEQ):
             self.sockets[owner].free(1)  # skb_orphan_try(): wakes nobody (checked)
-        if whole or stage in (
-            D_WAIT,
-            D_HOLD,
-        ):  # _q_posted() ran: the ring neither stopped nor armed (checked)
+        # _q_posted() ran (the ring neither stopped nor armed: checked).
+        if whole or stage in (D_WAIT, D_HOLD):
             self._sent(d, owner, self._t_post)
         if whole and self.exit_rule == "quota":
             d.quota -= 1
