@@ -9,15 +9,18 @@ maps ``model``, ``gui`` and ``schedlab_resources`` to this tree, is not there to
 
 from __future__ import annotations
 
+import ast
 import configparser
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tomllib
 import zipfile
+from importlib.metadata import PackageNotFoundError, packages_distributions, requires
 from pathlib import Path
 
 import pytest
@@ -155,3 +158,43 @@ def test_the_desktop_entry_starts_the_gui_script_with_the_shipped_icon(site: Pat
     assert gui_scripts["gui_scripts"][program] == "gui.app:gui_script"
     assert (site / "schedlab_resources" / "icons" / f"{desktop['Icon']}.svg").is_file()
     assert desktop["Type"] == "Application" and desktop["Terminal"] == "false"
+
+
+def _canonical(name: str) -> str:
+    return name.lower().replace("_", "-")
+
+
+def _distribution(requirement: str) -> str:
+    """The distribution a requirement names (``"numpy>=1.26"`` -> ``"numpy"``), canonical."""
+    return _canonical(re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0])
+
+
+def test_every_package_the_program_imports_is_a_declared_dependency() -> None:
+    """``pip install .`` brings what ``model/`` and ``gui/`` import: each third-party module they name
+    belongs to a distribution among the dependencies or an optional extra (here the development
+    environment has everything, so nothing else would notice a missing one)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = {k: v for k, v in project["optional-dependencies"].items() if k != "dev"}
+    wanted = [*project["dependencies"], *(r for rs in extras.values() for r in rs)]
+    declared = {_distribution(r) for r in wanted}
+    # ... or that one of those requires itself (shiboken6 comes with PySide6, at PySide6's version)
+    for name in list(declared):
+        try:
+            needs = requires(name) or []
+        except PackageNotFoundError:
+            continue
+        declared |= {_distribution(r) for r in needs if "extra ==" not in r}
+    first_party = {"model", "gui", "schedlab_resources"}
+    imported: set[str] = set()
+    for folder in ("model", "gui"):
+        for path in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    imported |= {a.name.split(".")[0] for a in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    imported.add(node.module.split(".")[0])
+    third_party = imported - first_party - set(sys.stdlib_module_names)
+    assert {"numpy", "mypy_extensions", "PySide6", "pyqtgraph"} <= third_party  # the walk sees imports
+    owners = packages_distributions()
+    missing = {m for m in third_party if not {_canonical(d) for d in owners.get(m, [m])} & declared}
+    assert not missing, f"imported but not declared in pyproject.toml: {sorted(missing)}"

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
+from mypy_extensions import i64
 
 from model.machine import Machine
 from model.net.cpuctx import Ctx
@@ -69,8 +70,8 @@ class ClosedForm(StretchBridge):
         self.closed_turns = 0  # whole turns computed in closed form (statistics)
         self.cut_turns = 0  # stretches that ended inside a turn, the rest of it left to the event engine
         self._enabled = not cfg.per_packet and cfg.spinlock == TICKET and self._bq is not None
-        self._d_cpu = 0
-        self._drv_ns = cfg.costs.drv_ns if self.nic is not None else cfg.costs.dummy_ns
+        self._d_cpu: i64 = 0
+        self._drv_ns: i64 = cfg.costs.drv_ns if self.nic is not None else cfg.costs.dummy_ns
 
     def _q_restart(self, ctx: Ctx) -> None:
         if self._enabled and self.in_burst and self._stretch(ctx):
@@ -143,10 +144,10 @@ class ClosedForm(StretchBridge):
                 return False
         return True
 
-    def _cost(self, last: int, cpu: int) -> int:
+    def _cost(self, last: i64, cpu: i64) -> i64:
         return 0 if last == cpu else self.costs.lock_ns
 
-    def _turn(self, d: Ctx, turn: TurnState, t0: int, bound: int) -> int:
+    def _turn(self, d: Ctx, turn: TurnState, t0: i64, bound: i64) -> int:
         """The turn from ``t0`` (the dequeuer holds the root lock), on ``turn`` in place: TURN_WHOLE if it
         is plain to its end, TURN_CUT if it is plain up to some step (the bound, or a step the stretch
         does not model: ``turn`` is then the state just before it, every step before it taken),
@@ -154,7 +155,7 @@ class ClosedForm(StretchBridge):
         the dequeuer asked for the root lock back, are left in ``_t_owner``, ``_t_band`` and
         ``_t_post``."""
         turn.n_enq = 0
-        band = 0
+        band: i64 = 0
         for qlen in turn.band_qlen:
             if qlen:
                 break
@@ -170,12 +171,13 @@ class ClosedForm(StretchBridge):
         self._t_owner = owner
         self._t_band = band
         self._t_post = -1
-        drv = self._drv_ns
+        drv: i64 = self._drv_ns
+        d_cpu: i64 = d.cpu
         turn.post_d(D_DEQ, t0 + self.costs.deq_ns)  # dequeue_skb() under the root lock
         while True:
             first = earliest(turn)
             if first is None or turn.d_at < first.t or (turn.d_at == first.t and turn.d_seq < first.seq):
-                t_d = turn.d_at
+                t_d: i64 = turn.d_at
                 if t_d >= bound:
                     return TURN_CUT
                 state = turn.d_state
@@ -189,8 +191,8 @@ class ClosedForm(StretchBridge):
                 elif turn.root_holder == FREE and not turn.root_waiting:  # _q_posted(): spin_lock(root)
                     self._t_post = t_d
                     turn.root_holder = D_ID
-                    turn.post_d(D_HOLD, t_d + self._cost(turn.root_last, d.cpu))
-                    turn.root_last = d.cpu
+                    turn.post_d(D_HOLD, t_d + self._cost(turn.root_last, d_cpu))
+                    turn.root_last = d_cpu
                 else:
                     self._t_post = t_d
                     turn.d_ticket = turn.tickets
@@ -198,11 +200,11 @@ class ClosedForm(StretchBridge):
                     turn.root_waiting += 1
                     turn.d_state, turn.d_at, turn.d_seq = D_WAIT, INF, INF
                 continue
-            t_min = first.t
+            t_min: i64 = first.t
             if t_min >= bound or not self._step(turn, first, t_min):
                 return TURN_CUT
         # __qdisc_run()'s checks after the packet: any exit is the event engine's (_q_check, at d_at).
-        left = 0
+        left: i64 = 0
         for qlen in turn.band_qlen:  # a loop, not sum(): mypyc calls builtins through Python
             left += qlen
         if left == 0 or self._would_exit(d, turn.d_at):
@@ -219,11 +221,11 @@ class ClosedForm(StretchBridge):
             return True
         return rule != "quota" and t // self.tick_ns != d.start_jiffy
 
-    def _step(self, turn: TurnState, one: StretchSender, t: int) -> bool:
+    def _step(self, turn: TurnState, one: StretchSender, t: i64) -> bool:
         """Sender ``one``'s event at ``t`` (False: something the stretch does not model)."""
-        st = one.st
-        i = one.index
-        cpu = self.sender_cpu[i]
+        st: i64 = one.st
+        i: i64 = one.index
+        cpu: i64 = self.sender_cpu[i]
         if st == P_USER:  # dev_queue_xmit(), contended: spin_lock(busylock)
             if turn.bl_holder == FREE and not turn.bl_waiting:
                 turn.bl_holder = i
@@ -253,7 +255,8 @@ class ClosedForm(StretchBridge):
         assert q is not None
         accepted = q.accepts(band, turn.band_qlen)
         sock = self.sockets[i]
-        wmem = one.wmem if accepted else one.wmem - sock.truesize  # tail drop: kfree_skb() -> sock_wfree()
+        # A tail drop frees the skb at once: kfree_skb() -> sock_wfree().
+        wmem: i64 = one.wmem if accepted else one.wmem - sock.truesize
         if wmem >= sock.sndbuf:
             return False  # sock_alloc_send_skb() would sleep
         if accepted:
@@ -271,7 +274,7 @@ class ClosedForm(StretchBridge):
             nxt = turn.next_waiter(P_BWAIT)
             assert nxt is not None
             turn.bl_waiting -= 1
-            ncpu = self.sender_cpu[nxt.index]
+            ncpu: i64 = self.sender_cpu[nxt.index]
             turn.bl_holder = nxt.index
             turn.post(nxt, P_BGRANT, t + self._cost(turn.bl_last, ncpu))
             turn.bl_last = ncpu
@@ -279,14 +282,14 @@ class ClosedForm(StretchBridge):
         turn.post(one, P_USER, t + self._user_draw(turn))
         return True
 
-    def _user_draw(self, turn: TurnState) -> int:
-        i = turn.draw + 1
+    def _user_draw(self, turn: TurnState) -> i64:
+        i: i64 = turn.draw + 1
         if i == len(self.user_table):
             i = 0
         turn.draw = i
         return self.user_table[i]
 
-    def _release_root(self, turn: TurnState, t: int) -> None:
+    def _release_root(self, turn: TurnState, t: i64) -> None:
         """spin_unlock(root) at ``t``: the next ticket holds it one cache-line move later."""
         turn.root_holder = FREE
         if not turn.root_waiting:
@@ -294,7 +297,7 @@ class ClosedForm(StretchBridge):
         turn.root_waiting -= 1
         nxt = turn.next_waiter(P_RWAIT)
         if turn.d_state == D_WAIT and (nxt is None or turn.d_ticket < nxt.ticket):
-            cpu = self._d_cpu
+            cpu: i64 = self._d_cpu
             turn.root_holder = D_ID
             turn.post_d(D_HOLD, t + self._cost(turn.root_last, cpu))
         else:

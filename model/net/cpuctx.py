@@ -9,15 +9,17 @@ interrupt or a softirq runs on its CPU, and the machine charges that time as har
 
 Work is a chain of timed steps: ``_work(ctx, ns, cont)`` runs ``cont(ctx)`` after ``ns`` of the
 context's own running time. ``_lock`` spins on a ``SpinLock``; a lock granted to a frozen context is
-held (ticket semantics) and used when the context runs again. Step ends wait in a heap of their own
-(time, then order of posting) behind one event of the machine's queue at its earliest time, so that
-while the transmit path runs the steps due now, the machine's queue shows the next event from
-outside the transmit path: the horizon of the closed form (``model.net.stretch_bridge``).
+held (ticket semantics) and used when the context runs again. A context has at most one step
+pending, kept in the context itself (its end and the order it was posted in); the next step is found
+by looking over the few contexts that have one (a heap of posted steps cost more than the look: a
+tuple and two calls into Python for every step). The steps' next end waits behind one event of the
+machine's queue, so that while the transmit path runs the steps due now, the machine's queue shows
+the next event from outside the transmit path: the horizon of the closed form
+(``model.net.stretch_bridge``).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
 from typing import Final
 
@@ -25,11 +27,6 @@ from model.copyable import mypyc_attr
 from model.events import PRIO_TASK
 from model.machine import IRQ_HARD, IRQ_SOFT, Machine
 from model.net.locks import SpinLock
-
-# Final: the compiled model holds them in C statics; ``heapq.heappop`` looks the name up in the module
-# at every call (about 5 % of the 2011 story's wall time, compiled).
-_heappush: Final = heapq.heappush
-_heappop: Final = heapq.heappop
 
 TASK: Final = 0
 SOFTIRQ: Final = 1
@@ -47,9 +44,9 @@ class Ctx:
     """One execution context; the transmit path keeps its loop state here."""
 
     __slots__ = ("attached", "cont", "contended", "cpu", "end_ns", "gen", "grant_ns", "in_softirq",
-                 "in_xmit", "kind", "left_ns", "lock", "name", "napi_n", "pkts", "q_cont", "quota", "restart",
-                 "sender", "sirq_cont", "skb_band", "skb_owner", "start_jiffy", "status", "t0", "todo",
-                 "vectors")  # fmt: skip
+                 "in_xmit", "kind", "left_ns", "listed", "lock", "name", "napi_n", "pkts", "q_cont", "quota",
+                 "restart", "sender", "sirq_cont", "skb_band", "skb_owner", "start_jiffy", "status", "t0",
+                 "todo", "vectors")  # fmt: skip
 
     def __init__(self, cpu: int, kind: int, name: str) -> None:
         self.cpu = cpu
@@ -60,7 +57,8 @@ class Ctx:
         self.end_ns = 0
         self.left_ns = 0
         self.grant_ns = 0
-        self.gen = 0  # the posting order of its pending step; anything else marks that step stale
+        self.gen = 0  # the posting order of its pending step (while ST_WORK)
+        self.listed = False  # in CpuEngine.working
         self.lock: SpinLock | None = None
         self.attached = kind != TASK  # task contexts: on the CPU (machine attach) or not
         self.sender = -1  # the sender id of a sender task's context, -1 otherwise
@@ -113,9 +111,11 @@ class CpuEngine:
     def __init__(self, machine: Machine) -> None:
         self.m = machine
         self.xcpus = [XCpu(i) for i in range(len(machine.cpus))]
-        self.steps: list[tuple[int, int, Ctx]] = []  # (end, order, context) heap; stale if order != gen
+        # The contexts that had a step posted: each has one pending while ST_WORK (others leave the
+        # list when next looked over).
+        self.working: list[Ctx] = []
         self._order = 0
-        self._proxy_t = -1  # when the machine-queue event for the step heap fires; -1: none posted
+        self._proxy_t = -1  # when the machine-queue event for the next step fires; -1: none posted
         self._proxy_gen = 0
         self.in_burst = False  # running the steps due now: the machine's queue holds no proxy
         self._on_proxy_cb = self._on_proxy  # bound once
@@ -141,7 +141,9 @@ class CpuEngine:
         self._order += 1
         ctx.gen = self._order  # the step's order marks it current (no counter of its own to box)
         ctx.end_ns = end_ns
-        _heappush(self.steps, (end_ns, self._order, ctx))
+        if not ctx.listed:
+            ctx.listed = True
+            self.working.append(ctx)
         if self._proxy_t < 0 or end_ns < self._proxy_t:
             self._arm_proxy(end_ns)
 
@@ -157,32 +159,46 @@ class CpuEngine:
         if gen != self._proxy_gen:
             return
         q = self.m.q
-        steps = self.steps
         while True:
             now = q.now_ns
             self._proxy_t = now  # steps posted meanwhile for now or later need no new proxy event
             self.in_burst = True
-            while steps and steps[0][0] <= now:
-                _, order, ctx = _heappop(steps)
-                if order != ctx.gen or ctx.status != ST_WORK:
-                    continue
+            while True:
+                ctx = self.next_step()
+                if ctx is None or ctx.end_ns > now:
+                    break
                 ctx.status = ST_IDLE
                 cont = ctx.cont
                 assert cont is not None
                 cont(ctx)
             self.in_burst = False
-            while steps and (steps[0][1] != steps[0][2].gen or steps[0][2].status != ST_WORK):
-                _heappop(steps)
             self._proxy_t = -1
-            if not steps:
+            if ctx is None:
                 return
-            if not q.dispatch_inline(steps[0][0]):
-                self._arm_proxy(steps[0][0])
+            if not q.dispatch_inline(ctx.end_ns):
+                self._arm_proxy(ctx.end_ns)
                 return
+
+    def next_step(self) -> Ctx | None:
+        """The context whose step ends first (then: posted first), or None; contexts with no step
+        pending leave ``working`` here."""
+        work = self.working
+        best: Ctx | None = None
+        i = 0
+        while i < len(work):
+            ctx = work[i]
+            if ctx.status != ST_WORK:
+                ctx.listed = False
+                work[i] = work[-1]  # the list's order does not matter
+                work.pop()
+                continue
+            if best is None or ctx.end_ns < best.end_ns or (ctx.end_ns == best.end_ns and ctx.gen < best.gen):
+                best = ctx
+            i += 1
+        return best
 
     def _freeze(self, ctx: Ctx) -> None:
         if ctx.status == ST_WORK:
-            ctx.gen = -1  # its pending step is stale
             ctx.left_ns = ctx.end_ns - self.m.q.now_ns
             ctx.status = ST_FROZEN
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy_extensions import i64
+
 from model.copyable import mypyc_attr
 from model.net.qdisc import DequeuedRun, RunFifo
 
@@ -32,16 +34,16 @@ class TxRing:
     __slots__ = ("done", "index", "owners", "size", "stopped", "unsent", "used", "vector_cpu")
 
     def __init__(self, index: int, size: int, vector_cpu: int) -> None:
-        self.index = index
-        self.size = size  # descriptors
+        self.index: i64 = index
+        self.size: i64 = size  # descriptors
         self.vector_cpu = vector_cpu  # the CPU that takes this ring's interrupt
-        self.used = 0  # descriptors posted and not yet cleaned
-        self.unsent = 0  # packets posted, not yet on the wire
-        self.done = 0  # packets the wire finished, not yet cleaned
+        self.used: i64 = 0  # descriptors posted and not yet cleaned
+        self.unsent: i64 = 0  # packets posted, not yet on the wire
+        self.done: i64 = 0  # packets the wire finished, not yet cleaned
         self.stopped = False  # __QUEUE_STATE_XOFF of the subqueue
         self.owners = RunFifo()  # the senders of the packets posted and not yet cleaned, oldest first
 
-    def unused(self) -> int:
+    def unused(self) -> i64:
         """IXGBE_DESC_UNUSED(): one descriptor always stays empty."""
         return self.size - self.used - 1
 
@@ -54,19 +56,19 @@ class Wire:
 
     def __init__(self, rings: list[TxRing], wire_ns: int) -> None:
         self.rings = rings
-        self.wire_ns = wire_ns
-        self.ptr = len(rings) - 1  # the ring served last: the arbiter looks after it first
-        self.busy_ring = -1  # the ring whose packet is on the wire, or -1
-        self.busy_until = 0
-        self.free_at = 0  # the wire is idle from here (when busy_ring < 0)
-        self.sent = 0  # packets that finished on the wire
+        self.wire_ns: i64 = wire_ns
+        self.ptr: i64 = len(rings) - 1  # the ring served last: the arbiter looks after it first
+        self.busy_ring: i64 = -1  # the ring whose packet is on the wire, or -1
+        self.busy_until: i64 = 0
+        self.free_at: i64 = 0  # the wire is idle from here (when busy_ring < 0)
+        self.sent: i64 = 0  # packets that finished on the wire
 
-    def _pick(self) -> int:
+    def _pick(self) -> i64:
         """The ring the arbiter serves next: the first after ``ptr``, round robin, with a packet unsent."""
         rings = self.rings
-        n = len(rings)
-        i = self.ptr
-        left = n
+        n: i64 = len(rings)
+        i: i64 = self.ptr
+        left: i64 = n
         while left:  # not range() with % n: this runs at nearly every packet
             i += 1
             if i == n:
@@ -76,10 +78,10 @@ class Wire:
             left -= 1
         return -1
 
-    def advance(self, t: int) -> None:
+    def advance(self, t: i64) -> None:
         """Finish every packet whose last bit leaves by ``t``; the arbiter then picks the next one."""
         rings = self.rings
-        w = self.wire_ns
+        w: i64 = self.wire_ns
         while True:
             if self.busy_ring >= 0:
                 if self.busy_until > t:
@@ -88,24 +90,24 @@ class Wire:
                 self.sent += 1
                 self.free_at = self.busy_until
                 self.busy_ring = -1
-            nxt = self._pick()
+            nxt: i64 = self._pick()
             if nxt < 0:
                 if t > self.free_at:
                     self.free_at = t
                 return
-            start = self.free_at
+            start: i64 = self.free_at
             # Whole rounds at once: every ring with packets left sends one per round, in the same order
             # (none fits unless a packet's time does: the common case, a packet or so behind).
             # (Counted in place, without a list: this runs at nearly every post, where rounds is mostly 0.)
             if t - start >= w:
-                k = 0
-                least = 0
+                k: i64 = 0
+                least: i64 = 0
                 for r in rings:
                     if r.unsent and (k == 0 or r.unsent < least):
                         least = r.unsent
                     if r.unsent:
                         k += 1
-                rounds = min(least - 1, (t - start) // (w * k))
+                rounds: i64 = min(least - 1, (t - start) // (w * k))
                 if rounds > 0:
                     for r in rings:
                         if r.unsent:  # still >= 1 after the rounds: the same rings as counted

@@ -88,6 +88,13 @@ class QdiscRunner(CpuEngine):
         self.c.per_cpu_exits = [dict.fromkeys(EXIT_REASONS, 0) for _ in range(ncpus)]
         self.c.per_cpu_context_dequeued = [dict.fromkeys(RUN_CONTEXTS, 0) for _ in range(ncpus)]
         self.sent_dummy = 0
+        # Its continuations, bound once: each mention of ``self._method`` makes a new bound-method object.
+        self._q_restart_cb = self._q_restart
+        self._q_blocked_cb = self._q_blocked
+        self._q_xmit_cb = self._q_xmit
+        self._q_posted_cb = self._q_posted
+        self._q_check_cb = self._q_check
+        self._q_requeue_cb = self._q_requeue
 
     # ---- hooks of the later layers ----------------------------------------------------------------
 
@@ -138,7 +145,7 @@ class QdiscRunner(CpuEngine):
         held = q.requeued
         if held is not None:
             if self.nic is not None and self.nic.ring_of(held[0]).stopped:
-                self._work(ctx, self.costs.deq_ns, self._q_blocked)  # gso_skb stays: its ring is stopped
+                self._work(ctx, self.costs.deq_ns, self._q_blocked_cb)  # gso_skb stays: its ring is stopped
                 return
             owner, band = held
             q.dequeue_bands(1)
@@ -156,7 +163,7 @@ class QdiscRunner(CpuEngine):
                 band, owner, _ = q.dequeue(1).runs[0]
         ctx.skb_owner = owner
         ctx.skb_band = band
-        self._work(ctx, self.costs.deq_ns, self._q_xmit)
+        self._work(ctx, self.costs.deq_ns, self._q_xmit_cb)
 
     def _q_blocked(self, ctx: Ctx) -> None:
         self._q_end(ctx, "tx_busy")
@@ -167,16 +174,16 @@ class QdiscRunner(CpuEngine):
         owner = ctx.skb_owner
         nic = self.nic
         if nic is not None and nic.ring_of(owner).stopped:
-            self._lock(ctx, self.root, self._q_requeue)  # NETDEV_TX_BUSY without calling the driver
+            self._lock(ctx, self.root, self._q_requeue_cb)  # NETDEV_TX_BUSY without calling the driver
             return
         cost = self.costs.drv_ns if nic is not None else self.costs.dummy_ns
         if nic is None or self.cfg.orphan == "xmit":
             cost += self._sock_free(owner, 1, ctx)  # skb_orphan_try() (dummy_xmit frees it anyway)
-        self._work(ctx, cost, self._q_posted)
+        self._work(ctx, cost, self._q_posted_cb)
 
     def _q_posted(self, ctx: Ctx) -> None:
         self._sent(ctx, ctx.skb_owner, self.m.q.now_ns)
-        self._lock(ctx, self.root, self._q_check)
+        self._lock(ctx, self.root, self._q_check_cb)
 
     def _sent(self, ctx: Ctx, owner: int, t: int) -> None:
         """The driver took ``owner``'s packet at ``t``: onto its TX ring (the dummy device freed it);

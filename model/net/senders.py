@@ -51,6 +51,14 @@ class SenderEngine(SoftirqEngine):
             [max(1, round(k.user_ns * max(0.1, 1.0 + j))) for j in spread]
         )
         self._user_i = 0
+        # Its continuations, bound once: each mention of ``self._method`` makes a new bound-method object.
+        self._snd_alloc_cb = self._snd_alloc
+        self._snd_xmit_cb = self._snd_xmit
+        self._snd_root_cb = self._snd_root
+        self._snd_enqueue_cb = self._snd_enqueue
+        self._snd_enqueued_cb = self._snd_enqueued
+        self._snd_unlock_cb = self._snd_unlock
+        self._snd_return_cb = self._snd_return
 
     @property
     def enqueued(self) -> list[int]:
@@ -69,7 +77,7 @@ class SenderEngine(SoftirqEngine):
         if self.sender_task[sender] is None:
             self.sender_task[sender] = task
             self.sender_band[sender] = band
-            ctx.cont = self._snd_alloc
+            ctx.cont = self._snd_alloc_cb
             ctx.status = ST_FROZEN
             ctx.left_ns = 0
         self._attach(self.xcpus[cpu], ctx)
@@ -99,11 +107,11 @@ class SenderEngine(SoftirqEngine):
         sock = self.sockets[ctx.sender]
         if sock.can_alloc():
             sock.alloc()
-            self._work(ctx, self._user_ns(), self._snd_xmit)
+            self._work(ctx, self._user_ns(), self._snd_xmit_cb)
             return
         sock.sleeping = True
         self.c.sender_sleeps += 1
-        ctx.cont = self._snd_alloc  # sock_wait_for_wmem() checks again when woken
+        ctx.cont = self._snd_alloc_cb  # sock_wait_for_wmem() checks again when woken
         ctx.status = ST_FROZEN
         ctx.left_ns = 0
         self.m.block_driven(ctx.cpu)
@@ -113,15 +121,15 @@ class SenderEngine(SoftirqEngine):
         ctx.in_xmit = True
         ctx.contended = self.running is not None
         if ctx.contended:
-            self._lock(ctx, self.busylock, self._snd_root)
+            self._lock(ctx, self.busylock, self._snd_root_cb)
         else:
             self._snd_root(ctx)
 
     def _snd_root(self, ctx: Ctx) -> None:
-        self._lock(ctx, self.root, self._snd_enqueue)
+        self._lock(ctx, self.root, self._snd_enqueue_cb)
 
     def _snd_enqueue(self, ctx: Ctx) -> None:
-        self._work(ctx, self.costs.enq_ns, self._snd_enqueued)
+        self._work(ctx, self.costs.enq_ns, self._snd_enqueued_cb)
 
     def _snd_enqueued(self, ctx: Ctx) -> None:
         s = ctx.sender
@@ -139,7 +147,7 @@ class SenderEngine(SoftirqEngine):
             if ctx.contended:
                 self._unlock(self.busylock)
                 ctx.contended = False
-            self._qdisc_run(ctx, self._snd_unlock)
+            self._qdisc_run(ctx, self._snd_unlock_cb)
         else:
             self._snd_unlock(ctx)
 
@@ -155,14 +163,14 @@ class SenderEngine(SoftirqEngine):
         ctx.in_xmit = False
         xcpu = self.xcpus[ctx.cpu]
         if xcpu.pending:
-            ctx.cont = self._snd_return
+            ctx.cont = self._snd_return_cb
             ctx.status = ST_FROZEN
             ctx.left_ns = 0
             self._push(xcpu, xcpu.softirq)
-            self._do_softirq(xcpu.softirq, self._softirq_ctx_done)
+            self._do_softirq(xcpu.softirq, self._softirq_ctx_done_cb)
         else:
             self._snd_return(ctx)
 
     def _snd_return(self, ctx: Ctx) -> None:
         """The return from sendto(): a pending need_resched switches tasks here."""
-        self._preempt_point(ctx, self._snd_alloc)
+        self._preempt_point(ctx, self._snd_alloc_cb)

@@ -42,6 +42,17 @@ class SoftirqEngine(QdiscRunner):
         self._itr_i = 0
         self.ksoftirqd: list[Task | None] = [None] * len(machine.cpus)
         self.ksoftirqd_ctx = [Ctx(i, TASK, f"ksoftirqd/{i}") for i in range(len(machine.cpus))]
+        # Its continuations, bound once: each mention of ``self._method`` makes a new bound-method object.
+        self._hardirq_done_cb = self._hardirq_done
+        self._softirq_ctx_done_cb = self._softirq_ctx_done
+        self._tx_trylock_cb = self._tx_trylock
+        self._tx_locked_cb = self._tx_locked
+        self._tx_unlock_cb = self._tx_unlock
+        self._napi_next_cb = self._napi_next
+        self._napi_cleaned_cb = self._napi_cleaned
+        self._ksoftirqd_loop_cb = self._ksoftirqd_loop
+        self._ksoftirqd_sleep_cb = self._ksoftirqd_sleep
+        self._ksoftirqd_pass_done_cb = self._ksoftirqd_pass_done
 
     # ---- NIC vector interrupts ----------------------------------------------------------------------
 
@@ -88,7 +99,7 @@ class SoftirqEngine(QdiscRunner):
         hard = xcpu.hardirq
         hard.vectors = [ring_index]
         self._push(xcpu, hard)
-        self._work(hard, self.costs.irq_ns, self._hardirq_done)
+        self._work(hard, self.costs.irq_ns, self._hardirq_done_cb)
 
     def _hardirq_done(self, ctx: Ctx) -> None:
         xcpu = self.xcpus[ctx.cpu]
@@ -96,14 +107,14 @@ class SoftirqEngine(QdiscRunner):
         xcpu.pending |= NET_RX
         if xcpu.irq_queue:
             ctx.vectors = [xcpu.irq_queue.pop(0)]
-            self._work(ctx, self.costs.irq_ns, self._hardirq_done)
+            self._work(ctx, self.costs.irq_ns, self._hardirq_done_cb)
             return
         below = xcpu.stack[-2] if len(xcpu.stack) > 1 else None
         if below is not None and (below.kind != TASK or below.in_xmit or below.in_softirq):
             self._pop(xcpu)  # in_interrupt(): the softirq runs later, where bottom halves come back
             return
         self._hard_to_soft(xcpu)
-        self._do_softirq(xcpu.softirq, self._softirq_ctx_done)
+        self._do_softirq(xcpu.softirq, self._softirq_ctx_done_cb)
 
     def _softirq_ctx_done(self, ctx: Ctx) -> None:
         self._pop(self.xcpus[ctx.cpu])
@@ -154,7 +165,7 @@ class SoftirqEngine(QdiscRunner):
             self._softirq_next(ctx)
             return
         xcpu.sched_here = False  # the output queue is taken (SCHED stays set)
-        self._work(ctx, self.costs.tx_action_ns, self._tx_trylock)
+        self._work(ctx, self.costs.tx_action_ns, self._tx_trylock_cb)
 
     def _tx_trylock(self, ctx: Ctx) -> None:
         t = self._trylock(ctx, self.root)
@@ -166,11 +177,11 @@ class SoftirqEngine(QdiscRunner):
             self._softirq_next(ctx)
             return
         self.sched = False  # clear_bit(__QDISC_STATE_SCHED)
-        self._work(ctx, t - self.m.q.now_ns, self._tx_locked)
+        self._work(ctx, t - self.m.q.now_ns, self._tx_locked_cb)
 
     def _tx_locked(self, ctx: Ctx) -> None:
         if self._run_begin():
-            self._qdisc_run(ctx, self._tx_unlock)
+            self._qdisc_run(ctx, self._tx_unlock_cb)
         else:
             self._tx_unlock(ctx)
 
@@ -195,7 +206,7 @@ class SoftirqEngine(QdiscRunner):
         ring = nic.rings[ctx.vectors[0]]
         nic.wire.advance(self.m.q.now_ns)
         ctx.napi_n = ring.done  # the packets this poll finds done
-        self._work(ctx, self.costs.clean_ns * ring.done, self._napi_cleaned)
+        self._work(ctx, self.costs.clean_ns * ring.done, self._napi_cleaned_cb)
 
     def _napi_cleaned(self, ctx: Ctx) -> None:
         nic = self.nic
@@ -214,7 +225,7 @@ class SoftirqEngine(QdiscRunner):
         self.vec_enabled[ring_index] = True  # napi_complete(): ixgbe_irq_enable_queues()
         self._arm(ring_index)
         if extra:
-            self._work(ctx, extra, self._napi_next)
+            self._work(ctx, extra, self._napi_next_cb)
         else:
             self._napi_next(ctx)
 
@@ -223,7 +234,7 @@ class SoftirqEngine(QdiscRunner):
     def attach_ksoftirqd(self, cpu: int) -> None:
         ctx = self.ksoftirqd_ctx[cpu]
         if ctx.cont is None:
-            ctx.cont = self._ksoftirqd_loop
+            ctx.cont = self._ksoftirqd_loop_cb
             ctx.status = ST_FROZEN
             ctx.left_ns = 0
         self._attach(self.xcpus[cpu], ctx)
@@ -238,15 +249,15 @@ class SoftirqEngine(QdiscRunner):
         """run_ksoftirqd(): while softirqs are pending, __do_softirq() then cond_resched(); else sleep."""
         if self.xcpus[ctx.cpu].pending:
             ctx.in_softirq = True
-            self._do_softirq(ctx, self._ksoftirqd_pass_done)
+            self._do_softirq(ctx, self._ksoftirqd_pass_done_cb)
             return
-        ctx.cont = self._ksoftirqd_loop  # what it does when woken
+        ctx.cont = self._ksoftirqd_loop_cb  # what it does when woken
         ctx.status = ST_FROZEN
         ctx.left_ns = 0
-        self.m.q.push(self.m.q.now_ns, PRIO_TASK, self._ksoftirqd_sleep, ctx)
+        self.m.q.push(self.m.q.now_ns, PRIO_TASK, self._ksoftirqd_sleep_cb, ctx)
 
     def _ksoftirqd_sleep(self, ctx: Ctx) -> None:
-        if not ctx.attached or ctx.status != ST_FROZEN or ctx.cont != self._ksoftirqd_loop:
+        if not ctx.attached or ctx.status != ST_FROZEN or ctx.cont != self._ksoftirqd_loop_cb:
             return
         if not self._runs(ctx):
             return  # an interrupt froze it first: it runs its loop again when the interrupt ends
@@ -258,7 +269,7 @@ class SoftirqEngine(QdiscRunner):
 
     def _ksoftirqd_pass_done(self, ctx: Ctx) -> None:
         ctx.in_softirq = False
-        self._preempt_point(ctx, self._ksoftirqd_loop)
+        self._preempt_point(ctx, self._ksoftirqd_loop_cb)
 
     def _preempt_point(self, ctx: Ctx, cont: Callable[[Ctx], None]) -> None:
         """The task reaches a point where the kernel reschedules (cond_resched, syscall return)."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from mypy_extensions import i64
+
 # A sender's state in a stretch. The ones with an event: P_USER (its packet is built), P_BGRANT (it
 # holds busylock and asks for the root lock), P_RGRANT (it holds the root lock), P_ENQ (enqueued).
 # Waiting states come first, so that "has an event" is one comparison: state >= P_USER.
@@ -35,13 +37,13 @@ class StretchSender:
     __slots__ = ("index", "seq", "st", "t", "ticket", "touched", "wmem")
 
     def __init__(self, index: int) -> None:
-        self.index = index  # the sender (its CPU)
-        self.st = -1  # P_* or -1 (not in play)
-        self.t = 0  # the instant of its next event (states >= P_USER)
-        self.seq = 0  # the order its next event was posted in
+        self.index: i64 = index  # the sender (its CPU)
+        self.st: i64 = -1  # P_* or -1 (not in play)
+        self.t: i64 = 0  # the instant of its next event (states >= P_USER)
+        self.seq: i64 = 0  # the order its next event was posted in
         self.touched = False  # its event was posted in the stretch
-        self.wmem = 0  # its socket's sk_wmem_alloc
-        self.ticket = 0  # in P_BWAIT and P_RWAIT: its place in that lock's queue (lower goes first)
+        self.wmem: i64 = 0  # its socket's sk_wmem_alloc
+        self.ticket: i64 = 0  # in P_BWAIT and P_RWAIT: its place in that lock's queue (lower goes first)
 
 
 class TurnState:
@@ -55,27 +57,27 @@ class TurnState:
         self.senders = [StretchSender(i) for i in range(n)]  # per sender
         self.live: list[StretchSender] = []  # the senders in play, in sender order
         self.pending: list[bool] = []  # per sender: softirqs wait on its CPU for its local_bh_enable()
-        self.order = 0  # the next posting order
+        self.order: i64 = 0  # the next posting order
         # The locks' queues as tickets: a waiter's state says which lock it waits for, its ticket its
         # place (a list popped at its head would be shifted and reallocated at every hand-off).
-        self.tickets = 0  # the next ticket
-        self.root_holder = D_ID
-        self.root_waiting = 0  # senders in P_RWAIT, and the dequeuer in D_WAIT
-        self.root_last = 0  # the CPU that last held it
-        self.bl_holder = FREE
-        self.bl_waiting = 0  # senders in P_BWAIT
-        self.bl_last = 0
+        self.tickets: i64 = 0  # the next ticket
+        self.root_holder: i64 = D_ID
+        self.root_waiting: i64 = 0  # senders in P_RWAIT, and the dequeuer in D_WAIT
+        self.root_last: i64 = 0  # the CPU that last held it
+        self.bl_holder: i64 = FREE
+        self.bl_waiting: i64 = 0  # senders in P_BWAIT
+        self.bl_last: i64 = 0
         self.band_qlen: list[int] = []
-        self.draw = 0  # the user-work jitter index
+        self.draw: i64 = 0  # the user-work jitter index
         # 2 * sender + accepted, in enqueue order: the first n_enq (kept, not cleared: no reallocation)
         self.enq: list[int] = []
-        self.n_enq = 0
-        self.d_state = D_DRV
-        self.d_at = 0
-        self.d_seq = 0
-        self.d_ticket = 0  # the dequeuer's ticket, in D_WAIT
+        self.n_enq: i64 = 0
+        self.d_state: i64 = D_DRV
+        self.d_at: i64 = 0
+        self.d_seq: i64 = 0
+        self.d_ticket: i64 = 0  # the dequeuer's ticket, in D_WAIT
 
-    def post(self, one: StretchSender, state: int, t: int) -> None:
+    def post(self, one: StretchSender, state: i64, t: i64) -> None:
         """Sender ``one``'s next event: ``state`` at ``t``, posted now."""
         one.st = state
         one.t = t
@@ -83,7 +85,7 @@ class TurnState:
         self.order += 1
         one.touched = True
 
-    def wait(self, one: StretchSender, state: int) -> None:
+    def wait(self, one: StretchSender, state: i64) -> None:
         """Sender ``one`` takes the next ticket of busylock (``P_BWAIT``) or the root lock (``P_RWAIT``)."""
         one.st = state
         one.ticket = self.tickets
@@ -93,16 +95,16 @@ class TurnState:
         else:
             self.root_waiting += 1
 
-    def next_waiter(self, state: int) -> StretchSender | None:
+    def next_waiter(self, state: i64) -> StretchSender | None:
         """The sender in ``state`` (P_BWAIT, P_RWAIT) with the lowest ticket, or None."""
         best: StretchSender | None = None
-        low = INF
+        low: i64 = INF
         for one in self.live:
             if one.st == state and one.ticket < low:
                 best, low = one, one.ticket
         return best
 
-    def post_d(self, state: int, t: int) -> None:
+    def post_d(self, state: i64, t: i64) -> None:
         self.d_state = state
         self.d_at = t
         self.d_seq = self.order
@@ -112,7 +114,8 @@ class TurnState:
 def earliest(turn: TurnState) -> StretchSender | None:
     """The sender in play whose event comes first (instant, then posting order), or None."""
     best: StretchSender | None = None
-    bt = bq = INF
+    bt: i64 = INF
+    bq: i64 = INF
     for one in turn.live:
         if one.st >= P_USER:
             t = one.t

@@ -51,8 +51,9 @@ class StretchBridge(SenderEngine):
         q = self.m.q
         nxt = q.next_time()
         bound = q.horizon_ns + 1 if nxt is None else min(nxt, q.horizon_ns + 1)
-        for t, order, ctx in self.steps:
-            if t >= bound or order != ctx.gen or ctx.status != ST_WORK or ctx is d:
+        for ctx in self.working:
+            t = ctx.end_ns
+            if t >= bound or ctx.status != ST_WORK or ctx is d:
                 continue
             if ctx.sender >= 0 and ctx is self.sender_ctx[ctx.sender]:
                 continue
@@ -63,8 +64,9 @@ class StretchBridge(SenderEngine):
         """The first instant at which something the stretch does not model may happen: ``outside``, or a
         step of a sender not in play."""
         bound = outside
-        for t, order, ctx in self.steps:
-            if t >= bound or order != ctx.gen or ctx.status != ST_WORK or ctx is d:
+        for ctx in self.working:
+            t = ctx.end_ns
+            if t >= bound or ctx.status != ST_WORK or ctx is d:
                 continue
             if ctx.sender >= 0 and ctx is self.sender_ctx[ctx.sender] and ctx.sender not in members:
                 bound = t
@@ -96,7 +98,7 @@ class StretchBridge(SenderEngine):
                 return None
             one = s.senders[i]
             one.st = st
-            if st >= P_USER:  # its step is in the heap (ST_WORK), posted in the order ctx.gen
+            if st >= P_USER:  # its step is pending (ST_WORK), posted in the order ctx.gen
                 one.t = ctx.end_ns
                 one.seq = ctx.gen
             members.append(i)
@@ -113,11 +115,11 @@ class StretchBridge(SenderEngine):
         """A sender's state in a stretch (P_*) from its context, or -1 if the stretch does not model it."""
         busy = self.busylock
         if ctx.status == ST_WORK:
-            if ctx.cont == self._snd_xmit:
+            if ctx.cont == self._snd_xmit_cb:
                 return P_USER
-            if ctx.cont == self._snd_root and busy.holder is ctx:
+            if ctx.cont == self._snd_root_cb and busy.holder is ctx:
                 return P_BGRANT
-            if ctx.cont == self._snd_enqueue and self.root.holder is ctx:
+            if ctx.cont == self._snd_enqueue_cb and self.root.holder is ctx:
                 return P_RGRANT
             return -1
         if ctx.status == ST_WAIT and ctx.lock is busy:
@@ -210,18 +212,17 @@ class StretchBridge(SenderEngine):
         busy = self.busylock
         d_state = turn.d_state
         if d_state == D_WAIT:  # _q_posted(): spinning on the root lock, _q_check() when it has it
-            d.gen = -1
             d.status = ST_WAIT
             d.lock = root
-            d.cont = self._q_check
+            d.cont = self._q_check_cb
         else:
             d.lock = None
             if d_state == D_DEQ:
-                d.cont = self._q_xmit
+                d.cont = self._q_xmit_cb
             elif d_state == D_DRV:
-                d.cont = self._q_posted
+                d.cont = self._q_posted_cb
             else:  # D_HOLD: its check done with the turn (whole), or the event engine's to do
-                d.cont = self._q_restart if whole else self._q_check
+                d.cont = self._q_restart_cb if whole else self._q_check_cb
             posts.append((turn.d_seq, turn.d_at, d))
         for i in members:
             ctx = self.sender_ctx[i]
@@ -234,15 +235,14 @@ class StretchBridge(SenderEngine):
                     ctx.cont = self._sender_cont(st)
                     posts.append((one.seq, one.t, ctx))
                 continue
-            ctx.gen = -1  # a step it had pending is stale
             ctx.status = ST_WAIT
             if st == P_BWAIT:
                 ctx.lock = busy
-                ctx.cont = self._snd_root
+                ctx.cont = self._snd_root_cb
             else:  # P_RWAIT: it holds busylock and spins on the root lock
                 ctx.lock = root
-                ctx.cont = self._snd_enqueue
-        posts.sort(key=lambda p: p[0])
+                ctx.cont = self._snd_enqueue_cb
+        posts.sort()  # by posting order, which is unique: the contexts themselves are never compared
         for _, t, ctx in posts:
             self._post_step(ctx, t)
         busy.holder = None if turn.bl_holder == FREE else self.sender_ctx[turn.bl_holder]
@@ -262,9 +262,9 @@ class StretchBridge(SenderEngine):
     def _sender_cont(self, st: int) -> Callable[[Ctx], None]:
         """What a sender with a step pending in state ``st`` does when it ends (model.net.senders)."""
         if st == P_USER:
-            return self._snd_xmit  # its packet built: dev_queue_xmit()
+            return self._snd_xmit_cb  # its packet built: dev_queue_xmit()
         if st == P_BGRANT:
-            return self._snd_root  # holding busylock: spin_lock(root)
+            return self._snd_root_cb  # holding busylock: spin_lock(root)
         if st == P_RGRANT:
-            return self._snd_enqueue  # holding the root lock: the enqueue
-        return self._snd_enqueued  # P_ENQ: enqueued
+            return self._snd_enqueue_cb  # holding the root lock: the enqueue
+        return self._snd_enqueued_cb  # P_ENQ: enqueued
