@@ -72,16 +72,19 @@ def test_closed_form_equals_the_per_packet_reference(rule: str, device: str) -> 
     orphan=st.sampled_from(["xmit", "completion"]),
     queues=st.sampled_from(["per_cpu", "single"]),
     sndbuf=st.sampled_from([4608, 20000, 124928]),  # small ones: senders sleep, a stretch ends there
+    cpus=st.sampled_from([3, 4, 6]),
+    drv_ns=st.sampled_from([300, 1000, 2000]),  # the driver call: how many senders a turn serves
     seed=st.integers(0, 100),
 )
 def test_closed_form_equals_the_reference_for_random_settings(
     rule: str, device: str, user_ns: int, lock_ns: int, limit: int, weight_p: int, jitter: float,
-    orphan: str, queues: str, sndbuf: int, seed: int,
+    orphan: str, queues: str, sndbuf: int, cpus: int, drv_ns: int, seed: int,
 ) -> None:  # fmt: skip
     sets = {
         "qdisc.exit_rule": rule, "net.device": device, "xmit.user_ns": user_ns, "xmit.lock_ns": lock_ns,
         "qdisc.limit": limit, "qdisc.weight_p": weight_p, "xmit.user_jitter": jitter, "xmit.orphan": orphan,
-        "xmit.tx_queues": queues, "xmit.sndbuf_bytes": sndbuf,
+        "xmit.tx_queues": queues, "xmit.sndbuf_bytes": sndbuf, "machine.cpus": cpus,
+        "xmit.drv_ns": drv_ns, "xmit.dummy_ns": drv_ns,
     }  # fmt: skip
     fast = run({**sets, "qdisc.per_packet": False}, 2 * MS, seed=seed)
     slow = run({**sets, "qdisc.per_packet": True}, 2 * MS, seed=seed)

@@ -131,6 +131,12 @@ class BandedQdisc:
         fifo.dropped += 1
         return False
 
+    def tail_drops(self, band: int, n: int) -> None:
+        """``n`` packets offered to ``band`` and tail-dropped (the closed form counts a stretch's at once)."""
+        fifo = self._fifos[band]
+        fifo.enqueued += n
+        fifo.dropped += n
+
     def band_for_priority(self, skb_priority: int) -> int:
         raise NotImplementedError
 

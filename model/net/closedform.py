@@ -71,7 +71,11 @@ class ClosedForm(StretchBridge):
         self.cut_turns = 0  # stretches that ended inside a turn, the rest of it left to the event engine
         self._enabled = not cfg.per_packet and cfg.spinlock == TICKET and self._bq is not None
         self._d_cpu: i64 = 0
+        # The costs a turn reads, as unboxed fields of its own.
         self._drv_ns: i64 = cfg.costs.drv_ns if self.nic is not None else cfg.costs.dummy_ns
+        self._deq_ns: i64 = cfg.costs.deq_ns
+        self._enq_ns: i64 = cfg.costs.enq_ns
+        self._lock_ns: i64 = cfg.costs.lock_ns
 
     def _q_restart(self, ctx: Ctx) -> None:
         if self._enabled and self.in_burst and self._stretch(ctx):
@@ -122,6 +126,7 @@ class ClosedForm(StretchBridge):
             done += 1
         if whole and not done:
             return False
+        self._drops(members, state)
         self._write_back(d, members, state, whole)
         self.closed_turns += done
         return True
@@ -145,7 +150,7 @@ class ClosedForm(StretchBridge):
         return True
 
     def _cost(self, last: i64, cpu: i64) -> i64:
-        return 0 if last == cpu else self.costs.lock_ns
+        return 0 if last == cpu else self._lock_ns
 
     def _turn(self, d: Ctx, turn: TurnState, t0: i64, bound: i64) -> int:
         """The turn from ``t0`` (the dequeuer holds the root lock), on ``turn`` in place: TURN_WHOLE if it
@@ -173,9 +178,13 @@ class ClosedForm(StretchBridge):
         self._t_post = -1
         drv: i64 = self._drv_ns
         d_cpu: i64 = d.cpu
-        turn.post_d(D_DEQ, t0 + self.costs.deq_ns)  # dequeue_skb() under the root lock
+        turn.post_d(D_DEQ, t0 + self._deq_ns)  # dequeue_skb() under the root lock
+        first: StretchSender | None = None
+        known = False  # ``first`` is still the sender whose event comes first: no need to look again
         while True:
-            first = earliest(turn)
+            if not known:
+                first = earliest(turn)
+            moves = turn.moves
             if first is None or turn.d_at < first.t or (turn.d_at == first.t and turn.d_seq < first.seq):
                 t_d: i64 = turn.d_at
                 if t_d >= bound:
@@ -199,10 +208,14 @@ class ClosedForm(StretchBridge):
                     turn.tickets += 1
                     turn.root_waiting += 1
                     turn.d_state, turn.d_at, turn.d_seq = D_WAIT, INF, INF
+                known = turn.moves == moves  # the dequeuer's step moved no sender
                 continue
             t_min: i64 = first.t
             if t_min >= bound or not self._step(turn, first, t_min):
                 return TURN_CUT
+            # Only its own next event was posted (its step posts or queues it, each one move): it stays
+            # first if that comes before every other sender's (on a tie, the other was posted earlier).
+            known = turn.moves == moves + 1 and first.st >= P_USER and first.t < turn.second_t
         # __qdisc_run()'s checks after the packet: any exit is the event engine's (_q_check, at d_at).
         left: i64 = 0
         for qlen in turn.band_qlen:  # a loop, not sum(): mypyc calls builtins through Python
@@ -225,7 +238,7 @@ class ClosedForm(StretchBridge):
         """Sender ``one``'s event at ``t`` (False: something the stretch does not model)."""
         st: i64 = one.st
         i: i64 = one.index
-        cpu: i64 = self.sender_cpu[i]
+        cpu: i64 = one.cpu
         if st == P_USER:  # dev_queue_xmit(), contended: spin_lock(busylock)
             if turn.bl_holder == FREE and not turn.bl_waiting:
                 turn.bl_holder = i
@@ -243,42 +256,42 @@ class ClosedForm(StretchBridge):
                 turn.wait(one, P_RWAIT)
             return True
         if st == P_RGRANT:  # holding the root lock: the enqueue
-            turn.post(one, P_ENQ, t + self.costs.enq_ns)
+            turn.post(one, P_ENQ, t + self._enq_ns)
             return True
         # P_ENQ: enqueue, qdisc_run_begin() fails, unlock root, unlock busylock, back to user space,
         # sock_alloc_send_skb() for the next packet. Anything the stretch does not model is found before
         # the state changes: the step is then left to the event engine.
-        if turn.pending[i]:
+        if one.pending:
             return False  # its local_bh_enable() runs the softirqs waiting on its CPU
-        band = self.sender_band[i]
+        band: i64 = one.band
         q = self._bq
         assert q is not None
         accepted = q.accepts(band, turn.band_qlen)
-        sock = self.sockets[i]
         # A tail drop frees the skb at once: kfree_skb() -> sock_wfree().
-        wmem: i64 = one.wmem if accepted else one.wmem - sock.truesize
-        if wmem >= sock.sndbuf:
+        wmem: i64 = one.wmem if accepted else one.wmem - one.truesize
+        if wmem >= one.sndbuf:
             return False  # sock_alloc_send_skb() would sleep
         if accepted:
             turn.band_qlen[band] = turn.band_qlen[band] + 1
-        code = 2 * i + (1 if accepted else 0)
-        n = turn.n_enq
-        if n < len(turn.enq):
-            turn.enq[n] = code
+            n = turn.n_enq
+            if n < len(turn.enq):
+                turn.enq[n] = i
+            else:
+                turn.enq.append(i)
+            turn.n_enq = n + 1
         else:
-            turn.enq.append(code)
-        turn.n_enq = n + 1
+            one.drops += 1
         self._release_root(turn, t)
         turn.bl_holder = FREE
         if turn.bl_waiting:
             nxt = turn.next_waiter(P_BWAIT)
             assert nxt is not None
             turn.bl_waiting -= 1
-            ncpu: i64 = self.sender_cpu[nxt.index]
+            ncpu: i64 = nxt.cpu
             turn.bl_holder = nxt.index
             turn.post(nxt, P_BGRANT, t + self._cost(turn.bl_last, ncpu))
             turn.bl_last = ncpu
-        one.wmem = wmem + sock.truesize
+        one.wmem = wmem + one.truesize
         turn.post(one, P_USER, t + self._user_draw(turn))
         return True
 
@@ -302,7 +315,7 @@ class ClosedForm(StretchBridge):
             turn.post_d(D_HOLD, t + self._cost(turn.root_last, cpu))
         else:
             assert nxt is not None
-            cpu = self.sender_cpu[nxt.index]
+            cpu = nxt.cpu
             turn.root_holder = nxt.index
             turn.post(nxt, P_RGRANT, t + self._cost(turn.root_last, cpu))
         turn.root_last = cpu

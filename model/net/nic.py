@@ -146,7 +146,7 @@ class Wire:
 class Nic:
     """The ixgbe port: rings by sending CPU (or one ring), the wire, stop and wake thresholds."""
 
-    __slots__ = ("per_cpu", "rings", "stop_free", "wake_free", "wire")
+    __slots__ = ("ring_by_cpu", "rings", "stop_free", "wake_free", "wire")
 
     def __init__(
         self,
@@ -161,14 +161,14 @@ class Nic:
         nrings = ncpus if per_cpu else 1
         # One MSI-X vector per ring, spread over the interrupt CPUs in turn (irq affinity).
         self.rings = [TxRing(i, ring_size, irq_cpus[i % len(irq_cpus)]) for i in range(nrings)]
-        self.per_cpu = per_cpu
+        self.ring_by_cpu = [self.rings[cpu % nrings] for cpu in range(ncpus)]  # ixgbe_select_queue()
         self.stop_free = stop_free
         self.wake_free = wake_free
         self.wire = Wire(self.rings, wire_ns)
 
     def ring_of(self, cpu: int) -> TxRing:
         """ixgbe_select_queue(): the ring of the CPU that calls dev_queue_xmit."""
-        return self.rings[cpu % len(self.rings)] if self.per_cpu else self.rings[0]
+        return self.ring_by_cpu[cpu]
 
     def post(self, ring: TxRing, owner: int, now: int) -> bool:
         """The driver posts one packet; True if the ring stopped (ixgbe_maybe_stop_tx after posting)."""

@@ -34,7 +34,8 @@ INF: Final = 1 << 60  # past any run (and inside mypyc's unboxed integers)
 class StretchSender:
     """One sender's part of a stretch's state (attributes, so that mypyc keeps the numbers unboxed)."""
 
-    __slots__ = ("index", "seq", "st", "t", "ticket", "touched", "wmem")
+    __slots__ = ("band", "cpu", "drops", "index", "pending", "seq", "sndbuf", "st", "t", "ticket", "touched",
+                 "truesize", "wmem")  # fmt: skip
 
     def __init__(self, index: int) -> None:
         self.index: i64 = index  # the sender (its CPU)
@@ -43,6 +44,14 @@ class StretchSender:
         self.seq: i64 = 0  # the order its next event was posted in
         self.touched = False  # its event was posted in the stretch
         self.wmem: i64 = 0  # its socket's sk_wmem_alloc
+        self.drops: i64 = 0  # its packets the qdisc tail-dropped in the stretch (applied at its end)
+        # Fixed for the stretch: its CPU, its band, its socket's sk_sndbuf and skb truesize, and whether
+        # softirqs wait on its CPU for its local_bh_enable().
+        self.cpu: i64 = 0
+        self.band: i64 = 0
+        self.sndbuf: i64 = 0
+        self.truesize: i64 = 0
+        self.pending = False
         self.ticket: i64 = 0  # in P_BWAIT and P_RWAIT: its place in that lock's queue (lower goes first)
 
 
@@ -50,14 +59,15 @@ class TurnState:
     """The stretch's state, turn after turn."""
 
     __slots__ = ("band_qlen", "bl_holder", "bl_last", "bl_waiting", "d_at", "d_seq", "d_state", "d_ticket",
-                 "draw", "enq", "live", "n_enq", "order", "pending", "root_holder", "root_last",
-                 "root_waiting", "senders", "tickets")  # fmt: skip
+                 "draw", "enq", "live", "moves", "n_enq", "order", "root_holder", "root_last", "root_waiting",
+                 "second_t", "senders", "tickets")  # fmt: skip
 
     def __init__(self, n: int) -> None:
         self.senders = [StretchSender(i) for i in range(n)]  # per sender
         self.live: list[StretchSender] = []  # the senders in play, in sender order
-        self.pending: list[bool] = []  # per sender: softirqs wait on its CPU for its local_bh_enable()
         self.order: i64 = 0  # the next posting order
+        self.moves: i64 = 0  # senders' events posted or taken away (post(), wait()): a change counter
+        self.second_t: i64 = INF  # earliest(): the instant of the next sender's event after the first's
         # The locks' queues as tickets: a waiter's state says which lock it waits for, its ticket its
         # place (a list popped at its head would be shifted and reallocated at every hand-off).
         self.tickets: i64 = 0  # the next ticket
@@ -69,7 +79,8 @@ class TurnState:
         self.bl_last: i64 = 0
         self.band_qlen: list[int] = []
         self.draw: i64 = 0  # the user-work jitter index
-        # 2 * sender + accepted, in enqueue order: the first n_enq (kept, not cleared: no reallocation)
+        # The senders of the packets the qdisc took, in enqueue order: the first n_enq (kept, not
+        # cleared: no reallocation). A tail drop changes nothing but counters: see StretchSender.drops.
         self.enq: list[int] = []
         self.n_enq: i64 = 0
         self.d_state: i64 = D_DRV
@@ -84,12 +95,14 @@ class TurnState:
         one.seq = self.order
         self.order += 1
         one.touched = True
+        self.moves += 1
 
     def wait(self, one: StretchSender, state: i64) -> None:
         """Sender ``one`` takes the next ticket of busylock (``P_BWAIT``) or the root lock (``P_RWAIT``)."""
         one.st = state
         one.ticket = self.tickets
         self.tickets += 1
+        self.moves += 1
         if state == P_BWAIT:
             self.bl_waiting += 1
         else:
@@ -112,13 +125,20 @@ class TurnState:
 
 
 def earliest(turn: TurnState) -> StretchSender | None:
-    """The sender in play whose event comes first (instant, then posting order), or None."""
+    """The sender in play whose event comes first (instant, then posting order), or None; the instant
+    of the next one after it in ``turn.second_t``."""
     best: StretchSender | None = None
     bt: i64 = INF
     bq: i64 = INF
+    second: i64 = INF
     for one in turn.live:
         if one.st >= P_USER:
             t = one.t
             if t < bt or (t == bt and one.seq < bq):
+                if bt < second:
+                    second = bt
                 best, bt, bq = one, t, one.seq
+            elif t < second:
+                second = t
+    turn.second_t = second
     return best

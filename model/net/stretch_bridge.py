@@ -78,7 +78,6 @@ class StretchBridge(SenderEngine):
         assert q is not None
         n = len(self.sender_ctx)
         s = TurnState(n)
-        s.pending = [False] * n
         members: list[int] = []
         for i, ctx in enumerate(self.sender_ctx):
             if ctx is d or not ctx.attached:
@@ -91,7 +90,7 @@ class StretchBridge(SenderEngine):
                 continue
             # A softirq raised while it has bottom halves off waits for its local_bh_enable(): the
             # stretch stops before that (see _step).
-            s.pending[i] = bool(xcpu.pending)
+            s.senders[i].pending = bool(xcpu.pending)
             st = self._sender_state(ctx)
             # P_RGRANT cannot be: the dequeuer holds the root lock at the top of its loop.
             if st < 0 or st == P_RGRANT or self.m.cpus[ctx.cpu].need_resched:
@@ -107,7 +106,13 @@ class StretchBridge(SenderEngine):
         s.order = self._order + 1
         s.band_qlen = [q.band_qlen(b) for b in range(q.bands)]
         for k in range(n):  # an index loop: mypyc calls zip() through Python
-            s.senders[k].wmem = self.sockets[k].wmem_alloc
+            one = s.senders[k]
+            sock = self.sockets[k]
+            one.wmem = sock.wmem_alloc
+            one.sndbuf = sock.sndbuf
+            one.truesize = sock.truesize
+            one.cpu = self.sender_cpu[k]
+            one.band = self.sender_band[k]
         s.draw = self._user_i
         return members, s
 
@@ -115,11 +120,13 @@ class StretchBridge(SenderEngine):
         """A sender's state in a stretch (P_*) from its context, or -1 if the stretch does not model it."""
         busy = self.busylock
         if ctx.status == ST_WORK:
-            if ctx.cont == self._snd_xmit_cb:
+            # A sender's continuation is always one of the bound-once methods (a copied or parked run
+            # keeps them one object: pickle and deepcopy share what is referenced twice).
+            if ctx.cont is self._snd_xmit_cb:
                 return P_USER
-            if ctx.cont == self._snd_root_cb and busy.holder is ctx:
+            if ctx.cont is self._snd_root_cb and busy.holder is ctx:
                 return P_BGRANT
-            if ctx.cont == self._snd_enqueue_cb and self.root.holder is ctx:
+            if ctx.cont is self._snd_enqueue_cb and self.root.holder is ctx:
                 return P_RGRANT
             return -1
         if ctx.status == ST_WAIT and ctx.lock is busy:
@@ -169,7 +176,8 @@ class StretchBridge(SenderEngine):
     def _commit(self, d: Ctx, turn: TurnState, whole: bool) -> None:
         """Apply one turn, whole or as far as it went (its dequeuer's step pending in ``turn.d_state``),
         in the order the event engine would: the dequeue at its start, the driver call's skb_orphan_try(),
-        the packet on its ring, the exit rule's count; the senders' enqueues as they came."""
+        the packet on its ring, the exit rule's count; the senders' enqueues as they came (their tail
+        drops wait for the stretch's end: _drops)."""
         q = self._bq
         assert q is not None
         owner = self._t_owner
@@ -187,20 +195,25 @@ class StretchBridge(SenderEngine):
             d.skb_owner = owner
             d.skb_band = self._t_band
         for k in range(turn.n_enq):
-            code = turn.enq[k]
-            s = code >> 1
-            accepted = bool(code & 1)
-            b = self.sender_band[s]
-            took = q.enqueue_one(s, b)
-            assert took == accepted
-            sock = self.sockets[s]
-            if accepted:
-                self.sender_counts[s].enqueued += 1
-            else:
-                self.sender_counts[s].dropped += 1
-                sock.free(1)
-            sock.alloc()
+            s = turn.enq[k]
+            took = q.enqueue_one(s, self.sender_band[s])
+            assert took
+            self.sender_counts[s].enqueued += 1
+            self.sockets[s].alloc()
         self._user_i = turn.draw
+
+    def _drops(self, members: list[int], turn: TurnState) -> None:
+        """The stretch's tail drops, counted at once: each was an skb charged to its socket and freed
+        again by kfree_skb() (sock_wfree() waking nobody: its writer is the sender itself), a packet
+        offered to the band and dropped. Nothing else depends on them: the socket's memory is as it was."""
+        q = self._bq
+        assert q is not None
+        for i in members:
+            n = turn.senders[i].drops
+            if n:
+                q.tail_drops(self.sender_band[i], n)
+                self.sender_counts[i].dropped += n
+                self.sockets[i].charged += n
 
     def _write_back(self, d: Ctx, members: list[int], turn: TurnState, whole: bool) -> None:
         """Leave every context in play as the event engine would have it at the stretch's end: the
