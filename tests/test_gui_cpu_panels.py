@@ -127,6 +127,33 @@ def test_axis_tick_instants_are_round_and_inside_the_window() -> None:
     assert lw.tick_instants(20_000_000, 50_000_000, 5)[1] == [20_000_000, 10_000_000, 0]  # none before t = 0
 
 
+class _TextPainter(QPainter):
+    """A painter that also keeps the texts it draws."""
+
+    def __init__(self, image: QImage) -> None:
+        super().__init__(image)
+        self.texts: list[str] = []
+
+    def drawText(self, *args: Any) -> None:  # type: ignore[override]  # Qt override
+        self.texts.append(args[-1])
+        super().drawText(*args)
+
+
+def test_a_narrow_strip_s_time_axis_labels_two_ticks_where_its_step_would_leave_one(qapp: Any) -> None:
+    """A comparison's side on a projector: a 260 px strip over 5 ms. Two ticks at most would make the
+    step 5 ms, one tick inside the window: no scale. The axis takes the next finer step that fits two."""
+    from gui.draw.graph_items import panel_font
+    from gui.draw.lane_painting import paint_axis
+
+    image = QImage(400, 60, QImage.Format.Format_RGB32)
+    p = _TextPainter(image)
+    shown = lw.ShownWindow(width_ns=5_000_000, end_ns=1_010_000_020, now_ns=1_010_000_020, offset_ns=0)
+    paint_axis(p, 10.0, 0.0, (100.0, 260.0), shown, panel_font(15))
+    p.end()
+    labels = [t for t in p.texts if not t.startswith("t = ")]
+    assert labels == ["1010 ms", "1006 ms"]
+
+
 def test_zoom_keeps_the_instant_under_the_pointer_and_stays_in_bounds() -> None:
     win, end = lw.zoom_window(10_000_000, 100_000_000, 0.5, 2.0)
     assert win == 20_000_000 and end - 0.5 * win == 95_000_000

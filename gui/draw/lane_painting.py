@@ -183,7 +183,12 @@ def paint_axis(
     # Labels go right to left; one that would touch its neighbour (8 px) is left out. The first needs no
     # gap: on a narrow strip (a comparison's sides) its tick is often the only one, at the strip's end.
     free_right = x0 + strip_w + 8
-    step, ticks = tick_instants(end, win, max(int(strip_w // 90), 1))
+    wanted = max(int(strip_w // 90), 1)
+    step, ticks = tick_instants(end, win, wanted)
+    if len(ticks) < 2 and strip_w >= 2 * (fm.horizontalAdvance(tick_label(end, step)) + 8):
+        # One tick alone gives no scale: a finer round step, if two labels fit (a comparison's narrow
+        # strips on a projector: "1006 ms ... 1010 ms" instead of "1010 ms").
+        step, ticks = tick_instants(end, win, wanted + 1)
     for t in ticks:
         x = time_to_x(t, end, win, x0, strip_w)
         p.drawLine(QPointF(x, y), QPointF(x, y + 5))
