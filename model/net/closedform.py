@@ -96,7 +96,7 @@ class ClosedForm(StretchBridge):
         # dequeue is done (the event engine takes that one step as cheaply), and the head packet must
         # go out plainly (the same test every turn makes, here on the state as it is).
         outside = self._bound_outside(d)
-        if outside <= t + self.costs.deq_ns:
+        if outside <= t + self._deq_ns:
             return False
         band = q.peek_band()  # a band: the requeue slot is empty and the qdisc is not
         assert band is not None
@@ -177,7 +177,7 @@ class ClosedForm(StretchBridge):
         self._t_band = band
         self._t_post = -1
         drv: i64 = self._drv_ns
-        d_cpu: i64 = d.cpu
+        d_cpu: i64 = self._d_cpu
         turn.post_d(D_DEQ, t0 + self._deq_ns)  # dequeue_skb() under the root lock
         first: StretchSender | None = None
         known = False  # ``first`` is still the sender whose event comes first: no need to look again
@@ -194,7 +194,8 @@ class ClosedForm(StretchBridge):
                     break
                 if state == D_DEQ:  # _q_xmit(): spin_unlock(root), skb_orphan_try(), the driver call
                     if self._orphan_at_xmit:
-                        turn.senders[owner].wmem -= self.sockets[owner].truesize
+                        sock_of = turn.senders[owner]  # the packet's sender: its socket lets go of the skb
+                        sock_of.wmem -= sock_of.truesize
                     self._release_root(turn, t_d)
                     turn.post_d(D_DRV, t_d + drv)
                 elif turn.root_holder == FREE and not turn.root_waiting:  # _q_posted(): spin_lock(root)

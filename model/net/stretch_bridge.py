@@ -34,7 +34,6 @@ from model.net.txconfig import TxConfig
 class StretchBridge(SenderEngine):
     def __init__(self, machine: Machine, qdisc: Qdisc, cfg: TxConfig, rng: np.random.Generator) -> None:
         super().__init__(machine, qdisc, cfg, rng)
-        self.sender_cpu = [ctx.cpu for ctx in self.sender_ctx]  # a sender's CPU (fixed: its context's)
         # The skb's charge leaves its socket at the driver call (skb_orphan_try; the dummy device frees
         # the skb there), not at the TX clean.
         self._orphan_at_xmit = self.nic is None or cfg.orphan == "xmit"
@@ -111,7 +110,7 @@ class StretchBridge(SenderEngine):
             one.wmem = sock.wmem_alloc
             one.sndbuf = sock.sndbuf
             one.truesize = sock.truesize
-            one.cpu = self.sender_cpu[k]
+            one.cpu = self.sender_ctx[k].cpu
             one.band = self.sender_band[k]
         s.draw = self._user_i
         return members, s
