@@ -25,6 +25,7 @@ from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
 from gui.draw import graph_items as gi
 from gui.draw import palette, theme
+from gui.draw import qdisc_bands as qb
 from gui.draw import qdisc_geometry as qg
 from gui.draw import series as gs
 from gui.draw import window_figures as wf
@@ -194,8 +195,12 @@ def test_counts_at_a_toggle_come_from_the_first_sample_after_it() -> None:
     assert gs.counts_at(series, [1, 2], 350, live).tolist() == [10, 9]
 
 
+def overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
 def test_qdisc_layout_keeps_every_part_inside_the_panel_without_overlap() -> None:
-    for width, height in ((1000.0, 560.0), (640.0, 360.0)):
+    for width, height in ((1000.0, 560.0), (700.0, 400.0), (640.0, 360.0), (470.0, 300.0)):
         lay = qg.qdisc_layout(width, height, 4, 3)
         boxes = [*lay.cpus, lay.locks, *lay.bands, lay.device]
         for x, y, w, h in boxes:
@@ -209,6 +214,45 @@ def test_qdisc_layout_keeps_every_part_inside_the_panel_without_overlap() -> Non
         for left, right in itertools.pairwise(columns):
             assert left[0] + left[2] < right[0]
         assert lay.footer == (height >= 400)
+    # The RUNNING token on any CPU's box stays clear of the column to its right (another column of
+    # CPUs, the locks, the bands) and of the other CPUs' boxes, with 4 CPUs or 8 in two columns.
+    for width, height, ncpus in ((1000.0, 560.0, 4), (700.0, 400.0, 4), (470.0, 300.0, 4), (470.0, 260.0, 8)):
+        lay = qg.qdisc_layout(width, height, ncpus, 3)
+        right = lay.bands[0][0] if lay.locks_row else lay.locks[0]
+        for cpu in range(ncpus):
+            x, y = qg.token_target(lay, cpu)
+            r = lay.token_r + 3  # with its outline
+            coin = (x - r, y - r, 2 * r, 2 * r)
+            assert x + r + 2 <= right
+            for other, box in enumerate(lay.cpus):
+                if other != cpu:
+                    assert not overlaps(coin, box), (width, height, ncpus, cpu, other)
+    assert len({lay.cpus[k][0] for k in range(8)}) == 2, "8 CPUs in a short panel: two columns"
+
+
+def test_a_band_s_count_stays_beside_its_name_in_the_longest_form_its_row_holds(qapp) -> None:
+    # A full band on a narrow row (large text on 1280x720) showed no count at all: "100/100" did not
+    # fit beside "band 1", and the full bar left no room inside it.
+    from gui.draw.qdisc_style import qdisc_fonts
+
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    p = QPainter(image)
+    try:
+        fonts = qdisc_fonts()
+        p.setFont(fonts["bold"])
+        top, short = (p.fontMetrics().horizontalAdvance(n) + qb.LABEL_GAP for n in ("band 0 (top)", "band 0"))
+        p.setFont(fonts["text"])
+        form_w = [p.fontMetrics().horizontalAdvance(qb.queued_words(100, 100, k)) for k in range(3)]
+        widths = (top + form_w[0], top + form_w[0] - 1, top + form_w[2], top + form_w[2] - 1)
+        got = [qb.band_labels(p, fonts, w, 100) for w in (*widths, short + form_w[2], short + form_w[2] - 1)]
+    finally:
+        p.end()
+    assert got[:3] == [("band 0 (top)", 0), ("band 0 (top)", 1), ("band 0 (top)", 2)]
+    assert got[3][0] == "band 0"  # the count before the hint "(top)"
+    assert got[4] == ("band 0", 2)
+    # a row too narrow for any form keeps the hint; the count goes inside the bar where it fits
+    assert got[5] == ("band 0 (top)", 2)
+    assert [qb.queued_words(37, 100, k) for k in range(3)] == ["37 / 100 queued", "37/100", "37"]
 
 
 def test_fifo_runs_start_at_the_head_on_the_right() -> None:

@@ -49,24 +49,34 @@ def packet_color(cpu: int) -> QColor:
     return palette.cpu_color(cpu) if cpu >= 0 else palette.GREY
 
 
-def band_name(p: QPainter, fonts: Fonts, w: float, band: int) -> str:
-    """A band's name on its row of width ``w``: band 0 says it goes first, as fully as fits."""
-    if band != 0:
-        return f"band {band}"
+def band_labels(p: QPainter, fonts: Fonts, w: float, limit: int) -> tuple[str, int]:
+    """Band 0's name and the form of the bands' counts (an index into ``queued_words``'s forms) for rows
+    ``w`` wide: the first of "band 0 (highest priority)" (on a wide row), "band 0 (top)" and "band 0"
+    beside which a full band's count fits, in its longest form that does, so that the bands read alike
+    and the form stays put as they fill. Where nothing fits, "band 0 (top)" and the shortest form: the
+    count then goes inside the bar, where it fits."""
     p.setFont(fonts["bold"])
-    name = "band 0 (highest priority)"
-    return name if p.fontMetrics().horizontalAdvance(name) <= w * 0.6 else "band 0 (top)"
-
-
-def queued_words(p: QPainter, fonts: Fonts, w: float, band: BandView) -> str:
-    """How full a band is: "37 / 100 queued", or "37/100" in every band if the long form would not fit
-    beside band 0's name when full, so that the bands read alike and the form stays put as they fill."""
-    p.setFont(fonts["bold"])
-    room = w - p.fontMetrics().horizontalAdvance(band_name(p, fonts, w, 0)) - 10
+    bold = p.fontMetrics()
     p.setFont(fonts["text"])
-    if p.fontMetrics().horizontalAdvance(f"{band.limit} / {band.limit} queued") <= room:
-        return f"{band.backlog} / {band.limit} queued"
-    return f"{band.backlog}/{band.limit}"
+    text = p.fontMetrics()
+    names = ["band 0 (top)", "band 0"]
+    if bold.horizontalAdvance("band 0 (highest priority)") <= w * 0.6:
+        names.insert(0, "band 0 (highest priority)")
+    for name in names:
+        room = w - bold.horizontalAdvance(name) - LABEL_GAP
+        for form in range(len(QUEUED_FORMS)):
+            if text.horizontalAdvance(queued_words(limit, limit, form)) <= room:
+                return name, form
+    return "band 0 (top)", len(QUEUED_FORMS) - 1
+
+
+# How full a band is, from the longest form to the shortest: the last one, the backlog alone, where the
+# bar's length says the limit.
+QUEUED_FORMS = ("{backlog} / {limit} queued", "{backlog}/{limit}", "{backlog}")
+
+
+def queued_words(backlog: int, limit: int, form: int) -> str:
+    return QUEUED_FORMS[form].format(backlog=backlog, limit=limit)
 
 
 def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
@@ -74,10 +84,11 @@ def draw_band(p: QPainter, fonts: Fonts, box: Box, band: BandView) -> None:
     x, y, w, h = box
     bar = fifo_rect(box)
     has_label, has_counts = band_parts(h)
-    name = band_name(p, fonts, w, band.band)
+    name0, form = band_labels(p, fonts, w, band.limit)
+    name = name0 if band.band == 0 else f"band {band.band}"
     p.setFont(fonts["bold"])
-    room = w - p.fontMetrics().horizontalAdvance(name) - 10
-    queued = queued_words(p, fonts, w, band)
+    room = w - p.fontMetrics().horizontalAdvance(name) - LABEL_GAP
+    queued = queued_words(band.backlog, band.limit, form)
     inside = not has_label or p.fontMetrics().horizontalAdvance(queued) > room
     p.setPen(QPen(palette.TEXT, 1.5))
     p.setBrush(QBrush(palette.BACKGROUND))

@@ -13,6 +13,15 @@ from model.snapshot import QdiscView
 Box = tuple[float, float, float, float]  # x, y, width, height in pixels
 TOKEN_EASE = 0.58  # fraction of the remaining distance the token travels per ~30 Hz frame (0.35 per 1/60 s)
 MIN_BLOCK_PX = 7.0  # a packet block is never drawn narrower than this
+TOKEN_R = 17.0  # the RUNNING token's radius, where the CPU boxes are tall enough (QdiscLayout.token_r)
+TOKEN_INSET = 4.0  # its centre rests this far inside the dequeuer's box, on the box's right edge
+
+
+def token_clear(token_r: float) -> float:
+    """What a token of radius ``token_r`` reaches past its box's right edge (radius and outline, less
+    the inset), and a margin: the least gap to the next column on the right, so that the coin never
+    touches the next column's boxes or the locks' and bands' words."""
+    return token_r + 3.0 - TOKEN_INSET + 4.0
 
 
 def fmt_count(n: int) -> str:
@@ -168,6 +177,7 @@ class QdiscLayout:
     token_park: tuple[float, float]
     footer: bool  # room for the tc counters and exit reasons below the picture
     locks_row: bool = False  # narrow: the RUNNING bit and the locks side by side in a strip on top
+    token_r: float = TOKEN_R  # the RUNNING token's radius: smaller on short CPU boxes
 
 
 NARROW_BELOW_PX = 660  # a narrower panel puts the locks in a strip above the CPUs and bands
@@ -192,19 +202,29 @@ def qdisc_layout(width: float, height: float, ncpus: int, nbands: int) -> QdiscL
     cols = 2 if ncpus > 4 and (body_h - gap * (ncpus - 1)) / ncpus < MIN_CPU_BOX_H else 1
     per_col = -(-ncpus // cols)
     cpu_h = (body_h - gap * (per_col - 1)) / max(per_col, 1)
-    box_w = (cpu_w - gap * (cols - 1)) / cols
+    # The token no taller than its box and the gaps around it, so that it covers no other CPU's box;
+    # the columns far enough apart that it clears the next one.
+    token_r = min(TOKEN_R, max(cpu_h / 2 + gap / 2 + 2, 8.0))
+    clear = token_clear(token_r)
+    col_gap = max(gap, clear)
+    box_w = (cpu_w - col_gap * (cols - 1)) / cols
     cpus = tuple(
-        (pad + (i // per_col) * (box_w + gap), top + (i % per_col) * (cpu_h + gap), box_w, cpu_h)
+        (pad + (i // per_col) * (box_w + col_gap), top + (i % per_col) * (cpu_h + gap), box_w, cpu_h)
         for i in range(ncpus)
     )
     if narrow:
-        bands_x = pad + cpu_w + width * 0.03
+        bands_x = pad + cpu_w + max(width * 0.03, clear)
         device_w = max(58.0, width * 0.13)
         device: Box = (width - pad - device_w, top, device_w, body_h)
         bands_w = device[0] - width * 0.05 - bands_x
         park = (locks[0] + locks[2] / 3 - 22.0, locks[1] + LOCKS_ROW_H / 2 + 6)
     else:
-        locks = (pad + cpu_w + width * 0.025, top, width * (0.13 if compact else 0.12), body_h)
+        locks = (
+            pad + cpu_w + max(width * 0.025, clear),
+            top,
+            width * (0.13 if compact else 0.12),
+            body_h,
+        )
         bands_x = locks[0] + locks[2] + width * 0.025
         bands_w = width * (0.745 if compact else 0.73) - bands_x
         device = (
@@ -229,6 +249,7 @@ def qdisc_layout(width: float, height: float, ncpus: int, nbands: int) -> QdiscL
         park,
         footer,
         narrow,
+        token_r,
     )
 
 
@@ -236,7 +257,7 @@ def token_target(layout: QdiscLayout, dequeuer_cpu: int) -> tuple[float, float]:
     """Where the RUNNING token rests: on the dequeuer's box (right edge), or parked when nobody holds it."""
     if 0 <= dequeuer_cpu < len(layout.cpus):
         x, y, w, h = layout.cpus[dequeuer_cpu]
-        return (x + w - 4.0, y + h / 2)
+        return (x + w - TOKEN_INSET, y + h / 2)
     return layout.token_park
 
 

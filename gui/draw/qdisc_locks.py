@@ -10,11 +10,10 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QPainter, QPen, QPolygonF
 
 from gui.draw import palette
-from gui.draw.qdisc_geometry import Box, busylock_line
+from gui.draw.qdisc_geometry import TOKEN_R, Box, busylock_line
 from gui.draw.qdisc_style import GOLD, Fonts, Words, draw_text
 from model.snapshot import QdiscView
 
-TOKEN_R = 17.0  # the RUNNING token's radius
 Chips = list[tuple[int, str]]  # (cpu, what it does with the lock)
 
 
@@ -124,15 +123,14 @@ def draw_locks_row(p: QPainter, fonts: Fonts, locks: Box, q: QdiscView) -> None:
         draw_text(p, QRectF(box.x() + 4, box.y() + 24, room, 22), centre, words)
 
 
-def token_bounds(xy: tuple[float, float]) -> QRectF:
-    """Where ``draw_token`` draws for a token centred on ``xy``, its outline included."""
+def token_bounds(xy: tuple[float, float], r: float = TOKEN_R) -> QRectF:
+    """Where ``draw_token`` draws for a token of radius ``r`` centred on ``xy``, its outline included."""
     cx, cy = xy
-    return QRectF(cx - TOKEN_R - 3, cy - TOKEN_R - 3, 2 * TOKEN_R + 6, 2 * TOKEN_R + 6)
+    return QRectF(cx - r - 3, cy - r - 3, 2 * r + 6, 2 * r + 6)
 
 
-def draw_token(p: QPainter, xy: tuple[float, float]) -> None:
+def draw_token(p: QPainter, xy: tuple[float, float], r: float = TOKEN_R) -> None:
     """The RUNNING token: a gold coin with a crown, so nobody misses who dequeues."""
-    r = TOKEN_R
     cx, cy = xy
     p.setPen(QPen(GOLD.darker(160), 2.5))
     p.setBrush(QBrush(GOLD))

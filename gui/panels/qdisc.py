@@ -178,7 +178,8 @@ class QdiscPanel(HoverTipsPanel):
                 self._reasons(lay, q),
             )
         xy = self.token_xy or token_target(lay, q.dequeuer_cpu)
-        self._parts.draw(p, "token", xy, token_bounds(xy), functools.partial(draw_token, xy=xy))
+        r = lay.token_r
+        self._parts.draw(p, "token", (xy, r), token_bounds(xy, r), functools.partial(draw_token, xy=xy, r=r))
         self._parts.end_frame()
         p.end()
 
