@@ -1,5 +1,5 @@
-"""The CFS key trails above the run-queue chips: the samples, and that each point drawn is the model's
-key at the instant it stands for."""
+"""The key trails of the run-queue view (CFS: above the chips; EEVDF: each vruntime, behind both lanes):
+the samples, and that each point drawn is the model's key at the instant it stands for."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from PySide6.QtCore import QPointF
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
 from gui.draw.formats import exact_duration, exact_time
-from gui.draw.key_axes import cfs_keys
+from gui.draw.key_axes import cfs_keys, trail_keys
 from gui.draw.key_trails import GAP_PARTS, KeyTrails, trail_span_ns
 from gui.panels.runqueue import RunqueuePanel
 from model.scenario import load_scenario
 from model.simulation import Simulation
-from model.snapshot import Cfs2623View, Cfs2624View, Snapshot, SwitchRecord, YieldRecord
+from model.snapshot import Cfs2623View, Cfs2624View, EevdfView, Snapshot, SwitchRecord, YieldRecord
 
 
 def test_trails_break_where_a_task_is_away_and_start_anew_when_time_goes_back() -> None:
@@ -53,9 +53,10 @@ def test_trail_span_crosses_the_axis_once_at_the_rate_keys_fall_behind() -> None
     assert trail_span_ns((-1e6, 1e6), 0) == 2_000_000
 
 
-@pytest.mark.parametrize("policy", ["cfs-2.6.23", "cfs-2.6.24"])
+@pytest.mark.parametrize("policy", ["cfs-2.6.23", "cfs-2.6.24", "eevdf"])
 def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -> None:
-    clock = "fair_clock" if policy == "cfs-2.6.23" else "min_vruntime"
+    clock = {"cfs-2.6.23": "fair_clock", "cfs-2.6.24": "min_vruntime", "eevdf": "V"}[policy]
+    key = "vruntime" if policy == "eevdf" else "key"
     panel = RunqueuePanel()
     qtbot.addWidget(panel)
     panel.resize(700, 480)
@@ -67,8 +68,12 @@ def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -
         snap = sim.advance(500_000)
         panel.render(snap)
         rq = snap.runqueues[0]
-        assert isinstance(rq, (Cfs2623View, Cfs2624View))
-        seen[snap.t_ns] = cfs_keys(rq)
+        assert isinstance(rq, (Cfs2623View, Cfs2624View, EevdfView))
+        keys = trail_keys(rq)
+        assert keys is not None
+        seen[snap.t_ns] = keys
+        if isinstance(rq, EevdfView):  # the lanes' words: left of V (a trail crossing it) is eligible
+            assert all(e.eligible == (keys[e.tid] <= 0) for e in rq.entries)
         ran = {r.tid for r in snap.events if isinstance(r, SwitchRecord)}  # switched in during the frame
         running[snap.t_ns] = ran | {e.tid for e in rq.entries if e.running}
     now = snap.t_ns
@@ -93,16 +98,27 @@ def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -
             checked += 1
     assert checked > 100
     # The tip's words, checked on the model: a task's key moves right only over samples where it ran
-    # (CPU time charged) and never moves right while it waits (the clock advances).
+    # (CPU time charged) and never moves right while it waits (the clock advances; EEVDF's V, a mean,
+    # also jumps when a task joins or leaves the queue).
     moves = {"right": 0, "left": 0}
     for a, b in itertools.pairwise(sorted(seen)):
         for tid in seen[a].keys() & seen[b].keys():
             if seen[b][tid] > seen[a][tid]:
-                assert tid in running[a] | running[b], f"task {tid} moved right at {b} without running"
+                joined_or_left = key == "vruntime" and seen[a].keys() != seen[b].keys()
+                ran = tid in running[a] | running[b]
+                assert ran or joined_or_left, f"task {tid} moved right at {b} without running"
                 moves["right"] += 1
             elif seen[b][tid] < seen[a][tid]:
                 moves["left"] += 1
     assert min(moves.values()) > 5, moves
+    if key == "vruntime":  # the tip's and README's words: trails cross V as tasks turn (in)eligible
+        crossings = [
+            tid
+            for a, b in itertools.pairwise(sorted(seen))
+            for tid in seen[a].keys() & seen[b].keys()
+            if (seen[a][tid] <= 0) != (seen[b][tid] <= 0)
+        ]
+        assert len(set(crossings)) == 2, crossings
     # Drawn: each task's trail changes the picture above the chips (over the clock's line too).
     top_chip = min(c.rect.top() for c in panel.scene.chips)
     with_trails = panel.grab().toImage()
@@ -119,7 +135,7 @@ def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -
     assert shown == tids
     inside = next(tr.clip for tr in trails)
     words = panel.describe_at(QPointF(inside.center().x(), inside.top() + 3))
-    assert "Trails: where each task's key sat" in words
+    assert f"Trails: where each task's {key} sat" in words
     # Hovering a point names its sample: the task, the instant and the model's key there, exactly.
     tr = max(trails, key=lambda tr: len(tr.points))
     k = len(tr.points) // 2
@@ -129,7 +145,7 @@ def test_each_trail_point_is_the_models_key_at_its_instant(qtbot, policy: str) -
     name = next(t.name for t in snap.tasks if t.tid == tr.tid)
     assert said.startswith(f"{name} at t = {exact_time(t_ns)}")
     side = "past" if rel_ns >= 0 else "before"
-    assert said.endswith(f"its key {exact_duration(abs(rel_ns))} {side} {clock}")
+    assert said.endswith(f"its {key} {exact_duration(abs(rel_ns))} {side} {clock}")
 
 
 def test_a_compat_yield_sends_the_reporters_trail_to_the_right_end() -> None:

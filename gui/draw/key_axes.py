@@ -1,8 +1,9 @@
 """The chips every run-queue layout makes, and the layouts on a key axis: CFS (keys around fair_clock
 in 2.6.23, min_vruntime in 2.6.24) and EEVDF (each request from vruntime to deadline, around
-avg_vruntime). A chip sits at its task's key, a dashed stem joining them; above the chips, where a CFS
-section has the room, each task's trail shows where its key sat over the recent past
-(``gui.draw.key_trails``), newest at the chips.
+avg_vruntime). A chip sits at its task's key, a dashed stem joining them; where a section has the room,
+each task's trail shows where its key (EEVDF: its vruntime) sat over the recent past
+(``gui.draw.key_trails``): above the chips in a CFS section, newest at the chips; behind both EEVDF
+lanes, newest at the axis, so that a trail crossing V is a task turning eligible or ineligible.
 """
 
 from __future__ import annotations
@@ -36,7 +37,15 @@ from gui.draw.runqueue_scene import (
     stack_levels,
 )
 from gui.draw.static_text import font_metrics
-from model.snapshot import Cfs2623Entry, Cfs2623View, Cfs2624Entry, Cfs2624View, EevdfView, RunqueueEntry
+from model.snapshot import (
+    Cfs2623Entry,
+    Cfs2623View,
+    Cfs2624Entry,
+    Cfs2624View,
+    EevdfView,
+    RunqueueEntry,
+    RunqueueView,
+)
 
 # What the left of a CFS axis means, longest first (a short run-queue section, large text: a shorter form).
 CFS_GUTTER_WORDS = (
@@ -60,6 +69,7 @@ EEVDF_LANE_WORDS = {
     ),
 }
 TRAIL_MIN_H = 60  # the least room above the chips worth a trail (px)
+EEVDF_TRAIL_LAPS = 10  # an EEVDF trail's span, in widths of the axis (see _layout_eevdf)
 
 
 class KeyAxisLayouts:
@@ -173,9 +183,8 @@ class KeyAxisLayouts:
         rels = {tid: float(rel) for tid, rel in cfs_keys(rq).items()}
         lane = QRectF(body.left(), body.top(), body.width(), axis_y - body.top())
         span, paths = self._recent_keys(i, list(rels.values()), len(entries), lane)
-        past = [float(rel) for _, run in paths for _, rel in run]  # the axis takes the trails in too
-        rng = self._axis(i, clock_name, [*rels.values(), *past], x0, w, axis_y)
-        self._key_trails(paths, (span, clock_name), rng, (x0, w), lane)
+        rng = self._axis(i, clock_name, [*rels.values(), *trail_keys_of(paths)], x0, w, axis_y)
+        self._key_trails(paths, (span, clock_name, "key"), rng, (x0, w), lane)
         self._clock_line(rng, x0, w, body.top() + 4, axis_y)
         if gutter == GUTTER_W:
             rect = QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top())
@@ -195,35 +204,36 @@ class KeyAxisLayouts:
         ]
         self._timeline(i, items, lane, rng, x0, w)
 
-    def _recent_keys(self, i: int, rels: list[float], tasks: int, lane: QRectF) -> tuple[int, list[Trail]]:
+    def _recent_keys(self, i: int, rels: list[float], laps: int, lane: QRectF) -> tuple[int, list[Trail]]:
         """(span, trails): how far back section ``i``'s trails reach (``trail_span_ns`` of the axis as
-        it was) and each task's keys since then; none where ``lane`` is too short to draw them."""
-        if self._trails is None or lane.height() < TRAIL_MIN_H + LINE_H:
+        it was, ``laps`` times its width) and each task's keys since then; none where ``lane`` is too
+        short to draw them."""
+        if self._trails is None or lane.height() < TRAIL_MIN_H + LINE_H or not rels:
             return 0, []
         rng = self._ranges.get(i) or stable_range(min(rels), max(rels), None)
-        span = trail_span_ns(rng, tasks)
+        span = trail_span_ns(rng, laps)
         return span, self._trails.paths(i, self._now_ns, span)
 
     def _key_trails(
         self,
         paths: list[Trail],
-        reach: tuple[int, str],
+        reach: tuple[int, str, str],
         rng: tuple[float, float],
         axis: tuple[float, float],
         lane: QRectF,
     ) -> None:
-        """The trails in ``lane`` above its chips: now at the chips' feet, ``reach`` (span, the clock's
-        name) ago at the top, where a line says how far back that is."""
+        """The trails in ``lane``: now at its chips' feet, ``reach`` (span, the clock's name, what the
+        key is called) ago at the top, where a line says how far back that is."""
         if not paths:
             return
-        (span, clock_name), (x0, w), now = reach, axis, self._now_ns
+        (span, clock_name, key), (x0, w), now = reach, axis, self._now_ns
         top, bottom = lane.top() + LINE_H, lane.bottom() - 12
         clip, per_ns = QRectF(x0, top, w, bottom - top), (bottom - top) / span
         for tid, run in paths:
             points = [QPointF(key_to_x(rel, rng, x0, w), bottom - (now - t) * per_ns) for t, rel in run]
-            self.scene.trails.append(TrailLine(tid, clip, points, span, run, clock_name))
+            self.scene.trails.append(TrailLine(tid, clip, points, span, run, clock_name, key))
         fm = font_metrics(self._fonts[PLAIN])
-        options = (f"↑ each key over the last {format_duration(span)}", f"↑ {format_duration(span)} ago")
+        options = (f"↑ each {key} over the last {format_duration(span)}", f"↑ {format_duration(span)} ago")
         words = next((o for o in options if fm.horizontalAdvance(o) + 8 <= 0.6 * w), options[-1])
         width = fm.horizontalAdvance(words) + 8
         rect = QRectF(x0 + w - width, lane.top(), width, LINE_H)
@@ -239,6 +249,14 @@ class KeyAxisLayouts:
         sc, axis_y = self.scene, body.bottom() - 24
         x0, w = body.left() + GUTTER_W, body.width() - GUTTER_W - 4
         avg = rq.avg_vruntime_ns
+        # The trails run behind both lanes, now at the axis: a task's vruntime crossing V is the task
+        # turning ineligible (to the right) or eligible (to the left).
+        both = QRectF(body.left(), body.top(), body.width(), axis_y - body.top())
+        rels = eevdf_keys(rq)
+        # This axis spans about one request (a slice), so trails one width long (CFS's, which cross
+        # their axis once) would hold a switch or two: these reach back ten widths.
+        laps = max(len(rels), EEVDF_TRAIL_LAPS)
+        span, paths = self._recent_keys(i, [float(v) for v in rels.values()], laps, both)
         lanes: dict[bool, list[TimelineItem]] = {True: [], False: []}
         for e in rq.entries:
             tags = [(next_tag(e, "earliest deadline: picked again"), palette.BLUE)] if e.picks_next else []
@@ -247,7 +265,7 @@ class KeyAxisLayouts:
                 (e, float(e.vruntime_ns - avg), float(e.deadline_ns - avg), detail, tags)
             )
         keys = [v for lane in lanes.values() for item in lane for v in item[1:3]]
-        rng = self._axis(i, "avg_vruntime (V)", keys, x0, w, axis_y)
+        rng = self._axis(i, "avg_vruntime (V)", [*keys, *trail_keys_of(paths)], x0, w, axis_y)
         lane_h = (axis_y - body.top()) / 2
         for k, eligible in enumerate((True, False)):
             lane = QRectF(body.left(), body.top() + k * lane_h, body.width(), lane_h - 2)
@@ -256,6 +274,7 @@ class KeyAxisLayouts:
             words = self._tallest_fitting(forms, lane.height()) or forms[-1]
             sc.text(QRectF(lane.left() + 6, lane.top(), GUTTER_W - 12, lane.height()), words)  # to x0 - 6
             self._timeline(i, lanes[eligible], lane, rng, x0, w)
+        self._key_trails(paths, (span, "V", "vruntime"), rng, (x0, w), both)
         self._clock_line(rng, x0, w, body.top(), axis_y)
 
 
@@ -276,6 +295,26 @@ def cfs_keys(rq: Cfs2623View | Cfs2624View) -> dict[int, int]:
     """Each task's key relative to the section's clock (``cfs_clock``), as its chip is placed."""
     clock, _ = cfs_clock(rq)
     return {e.tid: cfs_key(e) - clock for e in rq.entries}
+
+
+def eevdf_keys(rq: EevdfView) -> dict[int, int]:
+    """Each task's vruntime relative to V (avg_vruntime), as its request's bar starts."""
+    return {e.tid: e.vruntime_ns - rq.avg_vruntime_ns for e in rq.entries}
+
+
+def trail_keys(rq: RunqueueView) -> dict[int, int] | None:
+    """What a section's trails follow, task by task, relative to its clock: the CFS key, the EEVDF
+    vruntime; None for a view without a key axis (O(1)'s arrays, BFS's deadlines in jiffies)."""
+    if isinstance(rq, (Cfs2623View, Cfs2624View)):
+        return cfs_keys(rq)
+    if isinstance(rq, EevdfView):
+        return eevdf_keys(rq)
+    return None
+
+
+def trail_keys_of(paths: list[Trail]) -> list[float]:
+    """Every key the trails pass through: the axis takes them in too."""
+    return [float(rel) for _, run in paths for _, rel in run]
 
 
 def cfs_detail(e: Cfs2623Entry | Cfs2624Entry, clock_ns: int) -> str:

@@ -62,7 +62,7 @@ class SceneBuilder(KeyAxisLayouts):
         now_ns: int = 0,
     ) -> None:
         self._fonts, self._names, self._nice, self._ranges = fonts, names, nice, ranges
-        self._trails, self._now_ns = trails, now_ns  # the CFS keys' recent past, lent like the ranges
+        self._trails, self._now_ns = trails, now_ns  # the keys' recent past, lent like the ranges
         self.scene = Scene()
         self._alone = False  # one section only: its headline may leave "CPU n" out
         self._layouts: dict[type, Callable[[int, Any, QRectF, bool], None]] = {

@@ -1,5 +1,5 @@
-"""Painting the run-queue panel's scene items: chips, CFS key trails, a yield landing's ring, arrow,
-label and leader. Plain functions of a painter and the item (the panel decides what and when)."""
+"""Painting the run-queue panel's scene items: chips, key trails (CFS, EEVDF), a yield landing's ring,
+arrow, label and leader. Plain functions of a painter and the item (the panel decides what and when)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def paint_chip_body(p: QPainter, chip: Chip, fonts: Sequence[QFont]) -> None:
 
 
 def paint_trails(p: QPainter, trails: Sequence[TrailLine], followed: int) -> None:
-    """Each CFS task's recent keys, in its colour, lighter than its chip (fainter still while
+    """Each task's recent keys (CFS, EEVDF), in its colour, lighter than its chip (fainter still while
     another task is followed): opaque and aliased, which draws several times faster than a
     translucent antialiased pen over hundreds of points."""
     p.setRenderHint(QPainter.RenderHint.Antialiasing, False)

@@ -201,9 +201,9 @@ class Chip:
 
 @dataclass
 class TrailLine:
-    """A task's recent keys on a CFS axis: ``clip`` is the room above the chips, now at its bottom and
-    ``span_ns`` ago at its top; ``points`` go oldest first, each drawn from the sample (instant, key
-    relative to ``clock``) at the same place in ``samples``."""
+    """A task's recent keys on a key axis (CFS, EEVDF): ``clip`` is the trails' room, now at its bottom
+    and ``span_ns`` ago at its top; ``points`` go oldest first, each drawn from the sample (instant, key
+    relative to ``clock``) at the same place in ``samples``; ``key`` is what the key is called."""
 
     tid: int
     clip: QRectF
@@ -211,6 +211,7 @@ class TrailLine:
     span_ns: int
     samples: list[tuple[int, int]] = field(default_factory=list)
     clock: str = ""
+    key: str = "key"
 
 
 # A text of the scene: its rectangle, words, style (PLAIN, BOLD, TITLE), ink, alignment and background.

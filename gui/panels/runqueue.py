@@ -2,12 +2,12 @@
 
 ``render`` lays the run queues out once per frame (``gui.draw.runqueue_layouts``: O(1) arrays, the CFS
 timeline, BFS's deadline list, EEVDF's eligible and ineligible requests, one layout per view kind) and
-``paintEvent`` only draws the result (``gui.draw.runqueue_painting``). Under CFS the panel keeps each
-task's recent keys (``gui.draw.key_trails``), drawn as a trail above its chip. When a yield record
-arrives, the panel rings the yielder where it landed, draws an arrow from where it ran, and says in
-plain words what happened ("yield sent it here", "picked again at once") with the policy's own words
-for the landing underneath (its registry entry's ``describe_landing``), for ``LANDING_S`` seconds of
-wall time: the window's playback drives the frames, the panel has no timer.
+``paintEvent`` only draws the result (``gui.draw.runqueue_painting``). Under CFS and EEVDF the panel
+keeps each task's recent keys (``gui.draw.key_trails``), drawn as a trail on the section's key axis.
+When a yield record arrives, the panel rings the yielder where it landed, draws an arrow from where it
+ran, and says in plain words what happened ("yield sent it here", "picked again at once") with the
+policy's own words for the landing underneath (its registry entry's ``describe_landing``), for
+``LANDING_S`` seconds of wall time: the window's playback drives the frames, the panel has no timer.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration, exact_time, format_duration
-from gui.draw.key_axes import cfs_keys
+from gui.draw.key_axes import trail_keys
 from gui.draw.key_trails import KeyTrails
 from gui.draw.landing import Landing, free_spot, landing_label, plain_words
 from gui.draw.lane_painting import FADED
@@ -43,8 +43,6 @@ from gui.panels.base import HoverTipsPanel
 from model.sched import POLICIES
 from model.sched.registry import LandingWords
 from model.snapshot import (
-    Cfs2623View,
-    Cfs2624View,
     RunqueueView,
     Snapshot,
     TraceRecord,
@@ -84,7 +82,7 @@ class RunqueuePanel(HoverTipsPanel):
         self._global_queue = False
         self._describe: LandingWords = plain_words
         self._ranges: dict[int, tuple[float, float]] = {}
-        self._trails = KeyTrails()  # the CFS keys' recent past, drawn above the chips
+        self._trails = KeyTrails()  # the CFS keys' and EEVDF vruntimes' recent past
         self._trail_gap_ns = 0.0
         self._running: set[int] = set()
         self._names: dict[int, str] = {}
@@ -113,8 +111,9 @@ class RunqueuePanel(HoverTipsPanel):
         prev_rects, prev_running = self.scene.rects, self._running
         self._running = {e.tid for rq in snapshot.runqueues for e in rq.entries if e.running}
         for i, rq in enumerate(self._sections()):
-            if isinstance(rq, (Cfs2623View, Cfs2624View)):
-                self._trails.add(i, snapshot.t_ns, cfs_keys(rq), self._trail_gap_ns)
+            keys = trail_keys(rq)
+            if keys is not None:
+                self._trails.add(i, snapshot.t_ns, keys, self._trail_gap_ns)
         self._relayout()
         landed = self._land_yields(
             snapshot.events, {k: r for k, r in prev_rects.items() if k[1] in prev_running}
@@ -341,8 +340,17 @@ class RunqueuePanel(HoverTipsPanel):
         trail = next((tr for tr in self.scene.trails if tr.clip.contains(pos)), None)
         if trail is not None:
             near = self._trail_sample_at(pos)
+            span = format_duration(trail.span_ns)
+            if trail.key == "vruntime":  # EEVDF: behind both lanes, against V
+                return near + (
+                    f"Trails: where each task's vruntime sat over the last {span}, on the same axis; "
+                    "the newest at the axis, older higher up. Left of V the task is eligible. A move to "
+                    "the right is CPU time charged to the task (it ran, or a yield forfeited its "
+                    "request); a drift to the left is V advancing while it waits. V is the queue's "
+                    "weighted mean vruntime: it also jumps when a task joins or leaves."
+                )
             return near + (
-                f"Trails: where each task's key sat over the last {format_duration(trail.span_ns)}, "
+                f"Trails: where each task's key sat over the last {span}, "
                 "on the same axis; the newest at its chip, older higher up. A move to the right is CPU "
                 "time charged to the task (it ran, or a yield put it further back); a drift to the left "
                 "is the clock advancing while it waits."
@@ -367,7 +375,7 @@ class RunqueuePanel(HoverTipsPanel):
         name = self._names.get(tr.tid, f"task {tr.tid}")
         ago = format_duration(self._snapshot.t_ns - t_ns)
         key = f"{exact_duration(abs(rel_ns))} {'past' if rel_ns >= 0 else 'before'} {tr.clock}"
-        return f"{name} at t = {exact_time(t_ns)} ({ago} ago): its key {key}\n\n"
+        return f"{name} at t = {exact_time(t_ns)} ({ago} ago): its {tr.key} {key}\n\n"
 
     def tid_at(self, pos: QPointF) -> int:
         """The task whose chip is at ``pos`` (the topmost), 0 if none."""
