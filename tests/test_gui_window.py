@@ -349,6 +349,24 @@ def test_story_picker_loads_a_story(window: MainWindow, temp_settings) -> None: 
     assert window.explainer.lesson_name == others[0]
 
 
+def test_the_story_list_shows_every_title_whole_and_the_box_elides_the_one_picked(window: MainWindow) -> None:
+    # The titles were cut to the settings column's width in the list too ("2009: a saturated ipe…").
+    combo = window.controls.story_combo
+    titles = [combo.itemText(i) for i in range(combo.count())]
+    assert "because its threads poll with sched_yield()" in " ".join(titles)  # the items hold whole titles
+    fm = combo.view().fontMetrics()
+    assert max(fm.horizontalAdvance(t) for t in titles) > combo.width()  # which the box cannot hold
+    combo.showPopup()
+    try:
+        assert combo.view().width() >= max(fm.horizontalAdvance(t) for t in titles)
+    finally:
+        combo.hidePopup()
+    combo.setCurrentIndex(combo.findData("qdisc-fairness-2011"))
+    shown = combo.shown_text()
+    assert shown.endswith("…") and combo.currentText().startswith(shown[:-1])
+    assert combo.fontMetrics().horizontalAdvance(shown) <= combo.field_width()
+
+
 def test_bad_restart_value_is_a_dialog_and_the_run_goes_on(window: MainWindow, monkeypatch) -> None:
     shown: list[str] = []
     monkeypatch.setattr(window, "show_error", lambda title, message: shown.append(message))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -27,6 +27,9 @@ from PySide6.QtWidgets import (
     QLayout,
     QRadioButton,
     QSpinBox,
+    QStyle,
+    QStyleOptionComboBox,
+    QStylePainter,
     QVBoxLayout,
     QWidget,
 )
@@ -56,6 +59,44 @@ MISSING_REASON = {
     "qdisc.weight_p": "this scenario sends no packets through a qdisc",
     "net.udelay_us": "this scenario has no udelay() in its interrupt handler",
 }
+
+
+class StoryPicker(QComboBox):
+    """The story picker: a box as narrow as the settings column, the title in it elided, and a list as
+    wide as its longest title, so that every story reads whole where it is picked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+
+    def field_width(self) -> int:
+        """The width the box has for its title, beside the arrow."""
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        cc, field = QStyle.ComplexControl.CC_ComboBox, QStyle.SubControl.SC_ComboBoxEditField
+        return self.style().subControlRect(cc, opt, field, self).width()
+
+    def shown_text(self) -> str:
+        """The title picked, as the box draws it: elided to its field."""
+        return self.fontMetrics().elidedText(
+            self.currentText(), Qt.TextElideMode.ElideRight, self.field_width()
+        )
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QStylePainter(self)
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        p.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
+        opt.currentText = self.shown_text()
+        p.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
+        p.end()
+
+    def showPopup(self) -> None:
+        fm = self.view().fontMetrics()
+        widest = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        screen = self.screen()
+        room = screen.availableGeometry().width() - 40 if screen is not None else widest + 48
+        self.view().setMinimumWidth(max(min(widest + 48, room), self.width()))
+        super().showPopup()
 
 
 @dataclass
@@ -170,14 +211,12 @@ class ControlsPanel(QWidget):
 
     def _story_box(self) -> QWidget:
         box, layout = self._group("Story")
-        self.story_combo = QComboBox()
+        self.story_combo = StoryPicker()
         _scale_font(self.story_combo)
         self.story_combo.setMinimumContentsLength(18)
         self.story_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         for name, title in self._titles.items():
-            self.story_combo.addItem(
-                self.story_combo.fontMetrics().elidedText(title, Qt.TextElideMode.ElideRight, LINE_PX), name
-            )
+            self.story_combo.addItem(title, name)
             self.story_combo.setItemData(self.story_combo.count() - 1, title, Qt.ItemDataRole.ToolTipRole)
         self.story_combo.activated.connect(self._on_story)
         layout.addWidget(self.story_combo)
