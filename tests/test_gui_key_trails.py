@@ -220,3 +220,22 @@ def test_the_clock_line_stays_in_sight_where_a_trail_runs_along_it(qtbot) -> Non
     panel.scene.over_trails.clear()  # without the dashes over them, the trail hides the line
     hidden = panel.grab().toImage()
     assert sum(1 for y in rows if hidden.pixel(x, y) == clock_ink) < 0.1 * len(rows)
+
+
+def test_eevdf_trails_reach_back_no_further_than_their_cap_when_a_deadline_runs_away(qtbot) -> None:
+    # Before 6.17 each yield pushes the yielder's deadline a slice on: its request stretches the axis to
+    # seconds past V (the bar shows it), and trails ten widths long said "↑ 100 s ago".
+    from gui.draw.key_axes import EEVDF_TRAIL_MOST_NS
+
+    panel = RunqueuePanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 480)
+    sim = Simulation(
+        load_scenario("yield-playground").with_overrides({"sched.policy": "eevdf", "sched.yield_forfeit": 0})
+    )
+    sim.advance(2_000_000_000)
+    for _ in range(100):
+        panel.render(sim.advance(500_000))
+    _lo, hi = panel._ranges[0]
+    assert hi > 1e9, "the yielder's deadline runs seconds past V"
+    assert panel.scene.trails and all(tr.span_ns <= EEVDF_TRAIL_MOST_NS for tr in panel.scene.trails)

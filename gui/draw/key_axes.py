@@ -70,6 +70,7 @@ EEVDF_LANE_WORDS = {
 }
 TRAIL_MIN_H = 60  # the least room above the chips worth a trail (px)
 EEVDF_TRAIL_LAPS = 10  # an EEVDF trail's span, in widths of the axis (see _layout_eevdf)
+EEVDF_TRAIL_MOST_NS = 200_000_000  # and at most this much of the past
 
 
 class KeyAxisLayouts:
@@ -204,14 +205,18 @@ class KeyAxisLayouts:
         ]
         self._timeline(i, items, lane, rng, x0, w)
 
-    def _recent_keys(self, i: int, rels: list[float], laps: int, lane: QRectF) -> tuple[int, list[Trail]]:
+    def _recent_keys(
+        self, i: int, rels: list[float], laps: int, lane: QRectF, most_ns: int | None = None
+    ) -> tuple[int, list[Trail]]:
         """(span, trails): how far back section ``i``'s trails reach (``trail_span_ns`` of the axis as
-        it was, ``laps`` times its width) and each task's keys since then; none where ``lane`` is too
-        short to draw them."""
+        it was, ``laps`` times its width, at most ``most_ns``) and each task's keys since then; none
+        where ``lane`` is too short to draw them."""
         if self._trails is None or lane.height() < TRAIL_MIN_H + LINE_H or not rels:
             return 0, []
         rng = self._ranges.get(i) or stable_range(min(rels), max(rels), None)
         span = trail_span_ns(rng, laps)
+        if most_ns is not None:
+            span = min(span, most_ns)
         return span, self._trails.paths(i, self._now_ns, span)
 
     def _key_trails(
@@ -254,9 +259,11 @@ class KeyAxisLayouts:
         both = QRectF(body.left(), body.top(), body.width(), axis_y - body.top())
         rels = eevdf_keys(rq)
         # This axis spans about one request (a slice), so trails one width long (CFS's, which cross
-        # their axis once) would hold a switch or two: these reach back ten widths.
+        # their axis once) would hold a switch or two: these reach back ten widths, but no further than
+        # EEVDF_TRAIL_MOST_NS: a 6.6 yield pushes the deadline a slice on at every call, and a
+        # yielder's request can stretch the axis to seconds.
         laps = max(len(rels), EEVDF_TRAIL_LAPS)
-        span, paths = self._recent_keys(i, [float(v) for v in rels.values()], laps, both)
+        span, paths = self._recent_keys(i, [float(v) for v in rels.values()], laps, both, EEVDF_TRAIL_MOST_NS)
         lanes: dict[bool, list[TimelineItem]] = {True: [], False: []}
         for e in rq.entries:
             tags = [(next_tag(e, "earliest deadline: picked again"), palette.BLUE)] if e.picks_next else []
