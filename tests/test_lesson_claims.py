@@ -47,7 +47,10 @@ outputs on both sides; no seed figure is an expected value here. Claim (where it
 - the udelay sets the bandwidth; without it the link is the limit (2009 try 2; README 2009
   ``udelay_us=0``) -> ``test_stories.py::TestStory2009``
 - each policy's yield, in the playground: where the yielder's share lands (the yield descriptions;
-  README playground) -> ``test_playground_yield_shares``
+  README playground; the playground's page, watch 1, and its guided steps, which check each share
+  again) -> ``test_playground_yield_shares``, ``test_lessons.py`` (yield-playground)
+- the playground with a CPU for each task: nobody waits, and the yielder keeps a whole CPU whatever
+  its yield means (the playground's page, try 3) -> ``test_playground_with_a_cpu_each_nobody_waits``
 """
 
 from __future__ import annotations
@@ -303,3 +306,16 @@ def test_playground_yield_shares(sets: dict[str, object], low: float, high: floa
     assert low <= share(s, "yielder") <= high
     if high <= 0.5 and low >= 0.4:
         assert share(s, "yielder") == pytest.approx(share(s, "hog"), rel=0.05)
+
+
+@pytest.mark.parametrize("policy", ["o1", "cfs-2.6.23", "cfs-2.6.24", "bfs", "eevdf"])
+def test_playground_with_a_cpu_each_nobody_waits(policy: str) -> None:
+    s = run("yield-playground", 2.0, machine__cpus=3, sched__policy=policy)
+    assert share(s, "hog") > 0.99 and share(s, "yielder") > 0.99
+    assert share(s, "sleeper") == pytest.approx(
+        run("yield-playground", 2.0, sched__policy=policy)["threads"]["sleeper"]["share"], rel=0.2
+    )
+    landed = yields("yield-playground", 0.2, machine__cpus=3, sched__policy=policy)
+    # with nobody waiting a yield is followed by the yielder itself (BFS: once in 2000, by the sleeper
+    # it woke at that instant, the yielder taking the idle CPU)
+    assert landed and sum(r.switched for r in landed) <= len(landed) // 100
