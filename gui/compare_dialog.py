@@ -29,6 +29,16 @@ def applicable_presets(scenario: Scenario) -> list[str]:
     return names
 
 
+def custom_example(scenario: Scenario) -> str:
+    """A setting worth comparing in this scenario: the exit rule with a qdisc, the yield sysctl where
+    a task yields, else the scheduler."""
+    if scenario.has_qdisc:
+        return "qdisc.exit_rule=quota"
+    if scenario.may_yield:
+        return "sched.compat_yield=1"
+    return "sched.policy=eevdf"
+
+
 class CompareDialog(QDialog):
     def __init__(self, parent: QWidget, scenario: Scenario) -> None:
         super().__init__(parent)
@@ -40,9 +50,10 @@ class CompareDialog(QDialog):
             button = QPushButton(PRESETS[name].title)
             button.clicked.connect(lambda _=False, n=name: self._pick(PRESETS[n].sides))
             column.addWidget(button)
-        column.addWidget(QLabel("Or this run (A) against the same with (B), e.g. sched.compat_yield=1:"))
+        example = custom_example(scenario)
+        column.addWidget(QLabel(f"Or this run (A) against the same with (B), e.g. {example}:"))
         row = QHBoxLayout()
-        self.custom = QLineEdit("sched.compat_yield=1")
+        self.custom = QLineEdit(example)
         row.addWidget(self.custom, 1)
         go = QPushButton("Compare")
         go.clicked.connect(self._custom)

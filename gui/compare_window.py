@@ -50,7 +50,7 @@ from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.playback import SPEED_PRESETS
 from model.compare import Difference, Lockstep, Side, differences
-from model.metrics import DEQUEUE_SHARES, bandwidth_mbps, jain_rows
+from model.metrics import DEQUEUE_SHARES, KERNEL_ROLES, bandwidth_mbps, jain_rows, share
 from model.scenario import Scenario, ScenarioError, parse_set_value
 from model.simulation import LIVE_KEYS, SetTunable, Simulation, live_allowed
 from model.snapshot import Snapshot
@@ -156,7 +156,7 @@ class CompareWindow(QMainWindow):
         self.floor.setVisible(False)
         self.plot.addItem(self.floor, ignoreBounds=True)
         self.graph_view.setMinimumHeight(180)
-        self._kind = ""  # what the graph is set up to show ("jain", "bandwidth"): known at the first frame
+        self._kind = ""  # what the graph shows ("jain", "bandwidth", "share:NAME"): known at the first frame
         self._y_top = 0.0  # the bandwidth axis's round top (it only grows)
         self._coloured = False
         column.addWidget(self.graph_view, 2)
@@ -255,8 +255,55 @@ class CompareWindow(QMainWindow):
     # ---- what is drawn ----------------------------------------------------------------------
 
     def graph_kind(self) -> str:
+        """What the graph shows: the qdisc's Jain index; else the bandwidth where the run moves bytes;
+        else ("share:NAME") the CPU share of the thread whose share differs most between the sides."""
         lay = self.snapshots[0].series_layout if self.snapshots else None
-        return "jain" if lay is not None and len(lay.cpu_dequeued) > 1 else "bandwidth"
+        if lay is not None and len(lay.cpu_dequeued) > 1:
+            return "jain"
+        base = self.lockstep.base
+        if base.iperf.enabled or base.has_qdisc or not self.snapshots:
+            return "bandwidth"
+        name = self._thread_to_draw()
+        return f"share:{name}" if name else "bandwidth"
+
+    def _thread_to_draw(self) -> str:
+        """The thread whose CPU share since the start differs most between the sides, among those that
+        call sched_yield() if any does (what a comparison without network is most often about), else
+        among all; the one drawn stays until another's difference is half as large again."""
+        per_side = [self._shares_since_start(snap) for snap in self.snapshots]
+        names = [
+            n
+            for n in per_side[0]
+            if n.partition("/")[0] not in KERNEL_ROLES and all(n in p for p in per_side)
+        ]
+        yielders = set().union(*(self._yielders(snap) for snap in self.snapshots))
+        names = [n for n in names if n in yielders] or names
+        if not names:
+            return ""
+        spread = {n: max(p[n] for p in per_side) - min(p[n] for p in per_side) for n in names}
+        best = max(names, key=lambda n: spread[n])
+        now = self._kind.partition(":")[2]
+        if now in spread and spread[best] <= 1.5 * spread[now] + 0.01:
+            return now
+        return best
+
+    @staticmethod
+    def _shares_since_start(snap: Snapshot) -> dict[str, float]:
+        """Each thread's CPU share since the start (its newest counter over the time)."""
+        if not len(snap.series) or snap.series[-1, 0] <= 0:
+            return {}
+        row = snap.series[-1]
+        cols = zip(snap.tasks, snap.series_layout.task_exec_ns, strict=True)
+        return {task.name: float(row[col]) / float(row[0]) for task, col in cols}
+
+    @staticmethod
+    def _yielders(snap: Snapshot) -> set[str]:
+        """The threads that have called sched_yield() since the start."""
+        if not len(snap.series):
+            return set()
+        row = snap.series[-1]
+        cols = zip(snap.tasks, snap.series_layout.task_yields, strict=True)
+        return {task.name for task, col in cols if row[col] > 0}
 
     def _draw_graph(self) -> None:
         kind = self.graph_kind()
@@ -273,6 +320,11 @@ class CompareWindow(QMainWindow):
             dt = np.maximum(moving[:, 0], 1).astype(np.float64)
             if kind == "jain":
                 values = jain_rows(moving[:, list(snap.series_layout.cpu_dequeued)])
+            elif kind.startswith("share:"):
+                name = kind.partition(":")[2]
+                cols = zip(snap.tasks, snap.series_layout.task_exec_ns, strict=True)
+                col = next(c for task, c in cols if task.name == name)
+                values = 100.0 * share(moving[:, col], dt)
             else:
                 values = bandwidth_mbps(moving[:, snap.series_layout.acked_bytes], dt)
                 top = max(top, float(values.max(initial=0.0)))
@@ -284,11 +336,17 @@ class CompareWindow(QMainWindow):
         """Title, y label and axis for ``kind``: Jain from 0 to 1 with its floor (1/n: every dequeue on
         one CPU) where every side has the same CPUs, or bandwidth up to a round top that only grows."""
         self._kind = kind
-        title, y_label = PLOT_SPECS["fairness" if kind == "jain" else "bandwidth"][:2]
+        if kind.startswith("share:"):
+            title, y_label = f"{kind.partition(':')[2]}: its CPU share", PLOT_SPECS["threads"][1]
+        else:
+            title, y_label = PLOT_SPECS["fairness" if kind == "jain" else "bandwidth"][:2]
         self.plot.setProperty("schedlab_title", title)
         self.plot.setProperty("schedlab_y_label", y_label)
         restyle_plot(self.plot)
-        if kind == "jain":
+        if kind.startswith("share:"):
+            set_y_top(self.plot, 100.0, [(float(v), str(v)) for v in range(0, 101, 25)])
+            self.floor.setVisible(False)
+        elif kind == "jain":
             set_y_top(self.plot, 1.0, [(v, f"{v:.2f}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)])
             ncpus = {len(snap.series_layout.cpu_dequeued) for snap in self.snapshots}
             self.floor.setVisible(len(ncpus) == 1)

@@ -27,7 +27,7 @@ from gui.lesson_driver import LessonDriver
 from gui.panels.base import rescale_fonts
 from gui.panels.controls import ControlsPanel, has_qdisc
 from gui.panels.cpu_lanes import CpuLanesPanel
-from gui.panels.explainer import ExplainerPanel, something_yields
+from gui.panels.explainer import ExplainerPanel
 from gui.panels.graphs_placeholder import GraphsPlaceholder
 from gui.panels.headline import HeadlinePanel
 from gui.panels.highlight import HighlightOverlay
@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
         self.controls.show_settings(snap.settings)
         self.explainer.show_settings(snap.settings)
         self.status_label.show_settings(
-            snap.settings, self.playback.seed, has_qdisc(scenario), something_yields(scenario)
+            snap.settings, self.playback.seed, has_qdisc(scenario), scenario.may_yield
         )
 
     def _on_error(self, message: str) -> None:

@@ -352,9 +352,15 @@ def dequeue_share_headlines(summary: Mapping[str, Any]) -> list[Headline]:
 
 
 def headlines(summary: Mapping[str, Any]) -> list[Headline]:
-    """The headline metrics a run has: bandwidth and Jain's index, each CPU's share of the dequeues
-    (with a qdisc), the context switches, then each thread's CPU share."""
-    out = [h for h in RUN_HEADLINES if h.value(summary) is not None]
+    """The headline metrics a run has: bandwidth (where it moves bytes: an iperf or a qdisc's senders)
+    and Jain's index, each CPU's share of the dequeues (with a qdisc), the context switches, then each
+    thread's CPU share."""
+    moves_bytes = bool(summary.get("settings", {}).get("iperf.enabled")) or "qdisc" in summary
+    out = [
+        h
+        for h in RUN_HEADLINES
+        if h.value(summary) is not None and (moves_bytes or h.path != "bandwidth_mbps")
+    ]
     jain = next((i + 1 for i, h in enumerate(out) if h.path == "fairness_jain"), len(out))
     out[jain:jain] = dequeue_share_headlines(summary)
     for name in story_threads_first(summary.get("threads", {})):

@@ -1,9 +1,10 @@
-"""The classic A/B pairs of the three stories, declared once as data: ``schedlab compare --preset``
-runs them, and the window offers the same list as one-click buttons.
+"""The classic A/B pairs of the three stories and the playground, declared once as data: ``schedlab
+compare --preset`` runs them, and the window offers the same list as one-click buttons.
 
 Each preset names the built-in scenario it was made for and what a scenario needs for it to mean
-anything (an iperf client for a ``thread_rest`` build, a qdisc for an exit rule), so a preset used on
-a scenario without that part is refused with a line that says why, instead of comparing two equal runs.
+anything (an iperf client for a ``thread_rest`` build, a qdisc for an exit rule, a task that yields
+for what a yield does), so a preset used on a scenario without that part is refused with a line that
+says why, instead of comparing two equal runs.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Literal
 from model.compare import Side
 from model.scenario import Scenario, ScenarioError
 
-Needs = Literal["", "iperf-client", "qdisc"]
+Needs = Literal["", "iperf-client", "qdisc", "yielder"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ PRESETS: dict[str, Preset] = {
                 _side("A", "O(1) 2.6.22", "sched.policy=o1"),
                 _side("B", "CFS 2.6.23", "sched.policy=cfs-2.6.23"),
             ),
+            "yielder",
         ),
         Preset(
             "compat-yield",
@@ -50,6 +52,7 @@ PRESETS: dict[str, Preset] = {
                 _side("A", "compat_yield 0", "sched.policy=cfs-2.6.23", "sched.compat_yield=0"),
                 _side("B", "compat_yield 1", "sched.policy=cfs-2.6.23", "sched.compat_yield=1"),
             ),
+            "yielder",
         ),
         Preset(
             "fixed-build",
@@ -60,6 +63,26 @@ PRESETS: dict[str, Preset] = {
                 _side("B", "fixed build", "iperf.thread_rest=fixed"),
             ),
             "iperf-client",
+        ),
+        Preset(
+            "bfs-yield",
+            "BFS's sched_yield(): 2009's new deadline against v0.318's deadline kept",
+            "yield-playground",
+            (
+                _side("A", "BFS 2009", "sched.policy=bfs", "sched.yield_expires=1"),
+                _side("B", "BFS v0.318", "sched.policy=bfs", "sched.yield_expires=0"),
+            ),
+            "yielder",
+        ),
+        Preset(
+            "eevdf-yield",
+            "EEVDF's sched_yield(): 6.6-6.16's later deadline against 6.17's forfeited request",
+            "yield-playground",
+            (
+                _side("A", "EEVDF 6.6-6.16", "sched.policy=eevdf", "sched.yield_forfeit=0"),
+                _side("B", "EEVDF 6.17+", "sched.policy=eevdf", "sched.yield_forfeit=1"),
+            ),
+            "yielder",
         ),
         Preset(
             "time-vs-quota",
@@ -99,7 +122,12 @@ def check_applies(p: Preset, scenario: Scenario, source: str) -> None:
             f"preset {p.name} changes iperf's client build, and {source} runs no iperf client; "
             f"try {p.scenario}"
         )
-    if p.needs == "qdisc" and not any(t.kind == "sender" for t in scenario.tasks):
+    if p.needs == "yielder" and not scenario.may_yield:
+        raise ScenarioError(
+            f"preset {p.name} is about what a sched_yield() does, and no task of {source} yields; "
+            f"try {p.scenario}"
+        )
+    if p.needs == "qdisc" and not scenario.has_qdisc:
         raise ScenarioError(
             f"preset {p.name} changes the qdisc, and {source} has no qdisc (no senders); try {p.scenario}"
         )

@@ -77,6 +77,19 @@ class Scenario:
     # key: no file can set it, so a user's file never borrows a built-in story's lesson.
     builtin: str = ""
 
+    @property
+    def may_yield(self) -> bool:
+        """Whether a task of this scenario may call sched_yield(): an iperf client (its reporter, in
+        the sched_yield build), a yielder, or a task that waits with sched_yield()."""
+        if self.iperf.enabled and self.iperf.mode == "client":
+            return True
+        return any(t.kind == "yielder" or t.sync == "sched_yield" for t in self.tasks)
+
+    @property
+    def has_qdisc(self) -> bool:
+        """Whether the transmit path (and its qdisc) exists: some task is a packet sender."""
+        return any(t.kind == "sender" for t in self.tasks)
+
     def settings(self) -> dict[str, Value]:
         """Every effective dotted key and its value (``[[tasks]]`` excluded)."""
         out: dict[str, Value] = {}

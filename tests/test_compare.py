@@ -184,6 +184,7 @@ def test_compare_figure_as_png(tmp_path: Path, capsys: pytest.CaptureFixture[str
     [
         (["yield-playground", "--preset", "time-vs-quota"], "no qdisc"),
         (["yield-playground", "--preset", "fixed-build"], "no iperf client"),
+        (["qdisc-fairness-2011", "--preset", "compat-yield"], "no task of qdisc-fairness-2011 yields"),
         (["cfs-yield-2007", "--a", "sched.policy=o1"], "--b"),
         (["cfs-yield-2007", "--a", "scenario.seed=3", "--b", "sched.policy=o1"], "every side shares it"),
         (["cfs-yield-2007", "--a", "sched.policy=o1", "--b", "sched.policy=o2"], "--b"),
@@ -215,3 +216,16 @@ def test_metric_paths_name_every_number_of_a_summary() -> None:
     assert all(metric_at(s, p) is not None for p in paths)
     assert metric_at(s, "threads.sender.2.share") == s["threads"]["sender.2"]["share"]
     assert metric_at(s, "scenario") is None and metric_at(s, "no.such") is None
+
+
+@pytest.mark.parametrize(("name", "more"), [("bfs-yield", "B"), ("eevdf-yield", "A")])
+def test_the_playground_yield_presets_show_the_versions_apart(
+    capsys: pytest.CaptureFixture[str], name: str, more: str
+) -> None:
+    # BFS v0.318 keeps the deadline and gives the yielder several times its 2009 share; EEVDF before
+    # 6.17 leaves it eligible, about the hog's share, far more than a forfeited request leaves it.
+    code, out, err = run(capsys, "compare", "--preset", name, "--duration", "1", "--json")
+    assert code == 0, err
+    sides = {s["label"]: s["summary"]["threads"]["yielder"]["share"] for s in json.loads(out)["sides"]}
+    less = "A" if more == "B" else "B"
+    assert sides[more] > 3 * sides[less], sides

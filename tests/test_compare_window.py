@@ -80,6 +80,19 @@ def test_presets_offered_are_those_that_mean_something_here(qtbot) -> None:
     assert "time-vs-quota" not in applicable_presets(load_scenario("cfs-yield-2007"))
     assert "time-vs-quota" in applicable_presets(load_scenario("qdisc-fairness-2011"))
     assert "fixed-build" not in applicable_presets(load_scenario("qdisc-fairness-2011"))
+    # a yield's meaning only where a task yields: the 2011 senders never do
+    yields = {"o1-vs-cfs", "compat-yield", "bfs-yield", "eevdf-yield"}
+    assert not yields & set(applicable_presets(load_scenario("qdisc-fairness-2011")))
+    assert yields <= set(applicable_presets(load_scenario("yield-playground")))
+    assert yields <= set(applicable_presets(load_scenario("cfs-yield-2007")))
+
+
+def test_the_example_setting_is_one_that_matters_in_the_story(qtbot) -> None:
+    from gui.compare_dialog import custom_example
+
+    assert custom_example(load_scenario("qdisc-fairness-2011")) == "qdisc.exit_rule=quota"
+    assert custom_example(load_scenario("cfs-yield-2007")) == "sched.compat_yield=1"
+    assert custom_example(load_scenario("bfs-saturated-2009")) == "sched.policy=eevdf"
 
 
 def test_the_main_window_opens_this_run_against_the_same_with_a_setting(qtbot) -> None:
@@ -192,3 +205,23 @@ def test_an_interval_or_a_task_chosen_on_one_side_is_chosen_on_every_side(qtbot)
     assert a.followed == b.followed == 2
     b.task_clicked.emit(2)
     assert a.followed == b.followed == 0
+
+
+def test_a_run_without_network_draws_the_thread_that_differs_most_and_no_bandwidth(qtbot) -> None:
+    # The playground moves no bytes: its compare window showed "bandwidth: A 0.0 B 0.0" and a flat graph.
+    window = CompareWindow(load_scenario("yield-playground"), PRESETS["eevdf-yield"].sides, use_timer=False)
+    qtbot.addWidget(window)
+    for _ in range(40):
+        window.advance(10 * FRAME_NS)
+    assert window.graph_kind() == "share:yielder"
+    assert "bandwidth" not in window.headline_text() and "yielder CPU" in window.headline_text()
+    means = [float(np.mean(curve.getData()[1])) for curve in window.curves]
+    # 6.6-6.16 leaves the yielder eligible, about half the CPU; 6.17+ forfeits its requests
+    a, b = (float(s["threads"]["yielder"]["share"]) for s in window.lockstep.summaries())
+    assert means[0] > 2 * means[1] and a > 2 * b
+    assert abs(means[0] / 100 - a) < 0.15  # the curve is the share, in percent
+    # where bytes move, the graph stays the bandwidth
+    story = CompareWindow(load_scenario("cfs-yield-2007"), PRESETS["compat-yield"].sides, use_timer=False)
+    qtbot.addWidget(story)
+    story.advance(10 * FRAME_NS)
+    assert story.graph_kind() == "bandwidth" and "bandwidth" in story.headline_text()

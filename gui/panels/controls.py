@@ -148,7 +148,7 @@ def builtin_titles() -> dict[str, str]:
 
 def has_qdisc(scenario: Scenario) -> bool:
     """The transmit path (and its prio qdisc) exists when some task is a packet sender."""
-    return any(t.kind == "sender" for t in scenario.tasks)
+    return scenario.has_qdisc
 
 
 def why_disabled(key: str, settings: Mapping[str, Any], qdisc: bool = False) -> str | None:

@@ -36,14 +36,6 @@ def lesson_path(name: str) -> Path | None:
     return None
 
 
-def something_yields(scenario: Scenario) -> bool:
-    """Whether a task of this scenario may call sched_yield(): the "Now:" line is about that."""
-    iperf = scenario.iperf
-    if iperf.enabled and iperf.mode == "client":
-        return True
-    return any(t.kind == "yielder" or t.sync == "sched_yield" for t in scenario.tasks)
-
-
 def yield_meaning(settings: Mapping[str, Any]) -> str:
     """What sched_yield() does under these settings: the chosen policy's words, given its own tunables."""
     info = POLICIES.get(str(settings.get("sched.policy", "")))
@@ -81,7 +73,7 @@ class ExplainerPanel(QWidget):
         shown = (self.lesson_name, self._lesson_of)
         if (scenario.name, scenario.builtin) != shown or not self.browser.toPlainText():
             self._load_lesson(scenario)
-        self._yields = something_yields(scenario)
+        self._yields = scenario.may_yield  # the "Now:" line is about that
         self.show_settings(scenario.settings())
 
     def show_settings(self, settings: Mapping[str, Any]) -> None:
