@@ -150,7 +150,10 @@ class ClosedForm(StretchBridge):
         return True
 
     def _cost(self, last: i64, cpu: i64) -> i64:
-        return 0 if last == cpu else self._lock_ns
+        # Two returns, not ``0 if … else self._lock_ns``: mypyc types that expression as a boxed int.
+        if last == cpu:
+            return 0
+        return self._lock_ns
 
     def _turn(self, d: Ctx, turn: TurnState, t0: i64, bound: i64) -> int:
         """The turn from ``t0`` (the dequeuer holds the root lock), on ``turn`` in place: TURN_WHOLE if it
