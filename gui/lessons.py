@@ -27,8 +27,9 @@ import numpy as np
 from model import resource_root
 from model.metrics import IntervalFigures, interval_figures
 from model.scenario import Scenario, load_scenario
+from model.sched.base import NICE_0_LOAD, nice_to_weight
 from model.simulation import LIVE_KEYS, SetTunable, Simulation
-from model.snapshot import Snapshot, SwitchRecord, TaskView, TraceRecord, WakeRecord, YieldRecord
+from model.snapshot import EevdfView, Snapshot, SwitchRecord, TaskView, TraceRecord, WakeRecord, YieldRecord
 from model.stops import DequeuerChanges, StopRule, YieldLands
 
 LESSON_DIR = resource_root() / "lessons"
@@ -223,7 +224,9 @@ def scenario_for(base: Scenario, current: Scenario, step: Step) -> Scenario:
 def figure(name: str, figs: IntervalFigures, snapshot: Snapshot, records: Sequence[TraceRecord]) -> float:
     """One measured figure: ``bandwidth_mbps``, ``jain``, ``share:TASK`` (one task of that name's share
     of a CPU), ``dequeued:CPU`` (its share of the dequeues), ``hardirq:CPU``, ``busy:CPU``,
-    ``switches_per_s``, ``yields:TASK`` (yields the step's trace recorded)."""
+    ``switches_per_s``, ``yields:TASK`` (yields the step's trace recorded); under EEVDF, at the step's
+    end, ``deadline_gap:TASK`` (how far its deadline lies from V, either way, in requests: one is a fresh
+    request's length, its slice scaled by its weight)."""
     kind, _, arg = name.partition(":")
     if kind == "bandwidth_mbps":
         return figs.bandwidth_mbps
@@ -246,7 +249,22 @@ def figure(name: str, figs: IntervalFigures, snapshot: Snapshot, records: Sequen
     if kind == "yields":
         tids = {t.tid for t in snapshot.tasks if t.name == arg}
         return float(sum(1 for r in records if isinstance(r, YieldRecord) and r.tid in tids))
+    if kind == "deadline_gap":
+        return deadline_gap(snapshot, arg, name)
     raise LessonError(f"unknown figure {name!r}")
+
+
+def deadline_gap(snapshot: Snapshot, task_name: str, figure_name: str) -> float:
+    """How far task ``task_name``'s EEVDF deadline lies from V, either way, in requests of its own."""
+    tids = {t.tid: t.nice for t in snapshot.tasks if t.name == task_name}
+    for rq in snapshot.runqueues:
+        if not isinstance(rq, EevdfView):
+            continue
+        for e in rq.entries:
+            if e.tid in tids:
+                request = e.slice_ns * NICE_0_LOAD / nice_to_weight(tids[e.tid])
+                return abs(e.deadline_ns - rq.avg_vruntime_ns) / request
+    raise LessonError(f"figure {figure_name!r}: no EEVDF run-queue entry of {task_name!r} at the step's end")
 
 
 @dataclass

@@ -1027,3 +1027,25 @@ def test_a_span_log_keeps_the_newest_rows_in_order_through_growth_and_drops() ->
     assert [tuple(r) for r in tail.tolist()] == [r for r in ref if r[2] > 49_900]
     with pytest.raises(IndexError):
         log[len(ref)]
+
+
+def test_chips_a_short_lane_cannot_stack_go_side_by_side_instead_of_on_each_other(qtbot) -> None:
+    from gui.draw.static_text import font_metrics
+
+    # Large text on 1280x720: the EEVDF lanes hold one chip's height, and three chips near V were drawn
+    # one over the other (their tags over their neighbours too).
+    panel = RunqueuePanel()
+    qtbot.addWidget(panel)
+    panel.resize(470, 170)
+    sets = {"sched.policy": "eevdf", "sched.yield_forfeit": 0}
+    sim = Simulation(load_scenario("yield-playground").with_overrides(sets))
+    sim.advance(2_000_000_000)
+    crowded = 0
+    for _ in range(40):
+        panel.render(sim.advance(500_000))
+        fm = font_metrics(panel._fonts[rs.BOLD])
+        feet = [(c.footprint(fm), c.tid) for c in panel.scene.chips]
+        for (a, ta), (b, tb) in itertools.combinations(feet, 2):
+            assert not a.intersects(b), (ta, tb)
+        crowded += len(feet) > 1
+    assert crowded > 10, "the lanes held several chips at once"

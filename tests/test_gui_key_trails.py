@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPointF
 from qt_guard import leak_guard  # noqa: F401 - autouse fixture
 
-from gui.draw.formats import exact_duration, exact_time
+from gui.draw.formats import exact_duration, exact_time, signed_duration
 from gui.draw.key_axes import cfs_keys, trail_keys
 from gui.draw.key_trails import GAP_PARTS, KeyTrails, trail_span_ns
 from gui.panels.runqueue import RunqueuePanel
@@ -222,9 +222,9 @@ def test_the_clock_line_stays_in_sight_where_a_trail_runs_along_it(qtbot) -> Non
     assert sum(1 for y in rows if hidden.pixel(x, y) == clock_ink) < 0.1 * len(rows)
 
 
-def test_eevdf_trails_reach_back_no_further_than_their_cap_when_a_deadline_runs_away(qtbot) -> None:
-    # Before 6.17 each yield pushes the yielder's deadline a slice on: its request stretches the axis to
-    # seconds past V (the bar shows it), and trails ten widths long said "↑ 100 s ago".
+def test_a_runaway_eevdf_deadline_stays_off_the_axis_and_the_trails_keep_their_cap(qtbot) -> None:
+    # Before 6.17 each yield pushes the yielder's deadline a slice on: it runs seconds past V. On the
+    # axis it squeezed every chip onto V, and trails ten widths long said "↑ 100 s ago".
     from gui.draw.key_axes import EEVDF_TRAIL_MOST_NS
 
     panel = RunqueuePanel()
@@ -235,7 +235,17 @@ def test_eevdf_trails_reach_back_no_further_than_their_cap_when_a_deadline_runs_
     )
     sim.advance(2_000_000_000)
     for _ in range(100):
-        panel.render(sim.advance(500_000))
+        snap = sim.advance(500_000)
+        panel.render(snap)
+    rq = snap.runqueues[0]
+    assert isinstance(rq, EevdfView)
+    tids = {t.name: t.tid for t in snap.tasks}
+    yielder = next(e for e in rq.entries if e.tid == tids["yielder"])
+    assert yielder.deadline_ns - rq.avg_vruntime_ns > 1_000_000_000, (
+        "the yielder's deadline runs seconds past V"
+    )
     _lo, hi = panel._ranges[0]
-    assert hi > 1e9, "the yielder's deadline runs seconds past V"
+    assert hi < 20_000_000, "the axis keeps to the vruntimes and the near deadlines"
+    said = [t[1] for t in panel.scene.texts if t[1].startswith("deadline ")]
+    assert said == [f"deadline {signed_duration(yielder.deadline_ns - rq.avg_vruntime_ns)}"]
     assert panel.scene.trails and all(tr.span_ns <= EEVDF_TRAIL_MOST_NS for tr in panel.scene.trails)

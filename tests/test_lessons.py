@@ -103,3 +103,23 @@ def test_the_yield_checks_can_fail() -> None:
     switched = replace(result, records=(*result.records, replace(last, switched=True)))
     assert evaluate(again, switched, {})[0] is False
     assert evaluate(replace(wakes, value="iperf-reporter"), result, {})[0] is False  # it never sleeps
+
+
+def test_a_deadline_gap_is_measured_in_requests_and_only_under_eevdf() -> None:
+    from gui.lessons import deadline_gap
+    from model.scenario import load_scenario
+    from model.simulation import Simulation
+    from model.snapshot import EevdfView
+
+    for forfeit in (0, 1):
+        settings = {"sched.policy": "eevdf", "sched.yield_forfeit": forfeit}
+        sim = Simulation(load_scenario("yield-playground").with_overrides(settings))
+        snap = sim.advance(1_000_000_000)
+        gap = deadline_gap(snap, "hog", "deadline_gap:hog")
+        rq = snap.runqueues[0]
+        assert isinstance(rq, EevdfView)
+        hog = next(e for e in rq.entries if e.tid == next(t.tid for t in snap.tasks if t.name == "hog"))
+        assert gap == abs(hog.deadline_ns - rq.avg_vruntime_ns) / hog.slice_ns  # nice 0: a request is a slice
+    cfs = Simulation(load_scenario("yield-playground")).advance(1_000_000)
+    with pytest.raises(LessonError, match="no EEVDF run-queue entry"):
+        deadline_gap(cfs, "hog", "deadline_gap:hog")

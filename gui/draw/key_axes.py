@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from gui.draw import palette
 from gui.draw.formats import format_duration, nice_step, signed_duration
@@ -37,11 +37,13 @@ from gui.draw.runqueue_scene import (
     stack_levels,
 )
 from gui.draw.static_text import font_metrics
+from model.sched.base import NICE_0_LOAD, nice_to_weight
 from model.snapshot import (
     Cfs2623Entry,
     Cfs2623View,
     Cfs2624Entry,
     Cfs2624View,
+    EevdfEntry,
     EevdfView,
     RunqueueEntry,
     RunqueueView,
@@ -71,15 +73,17 @@ EEVDF_LANE_WORDS = {
 TRAIL_MIN_H = 60  # the least room above the chips worth a trail (px)
 EEVDF_TRAIL_LAPS = 10  # an EEVDF trail's span, in widths of the axis (see _layout_eevdf)
 EEVDF_TRAIL_MOST_NS = 200_000_000  # and at most this much of the past
+OFF_AXIS_REQUESTS = 3  # an EEVDF deadline further past its vruntime than this many requests is off the axis
 
 
 class KeyAxisLayouts:
     """The key-axis layouts of ``SceneBuilder`` and the chips every layout makes; the builder owns the
-    scene, the fonts, the task names, the lent axis ranges and trails."""
+    scene, the fonts, the task names and nice values, the lent axis ranges and trails."""
 
     scene: Scene
     _fonts: Sequence[QFont]
     _names: dict[int, str]
+    _nice: dict[int, int]
     _ranges: dict[int, tuple[float, float]]
     _trails: KeyTrails | None
     _now_ns: int
@@ -137,13 +141,15 @@ class KeyAxisLayouts:
         """Chips stacked up from the lane's bottom at each item's key, or at the start of its request (drawn
         as a bar to its deadline); a dashed stem joins each chip to its key. Compact chips when crowded."""
         fm, mark = font_metrics(self._fonts[BOLD]), len(self.scene.chips)
-        for compact in (False, True):
+        # Full chips, then compact ones, then compact ones without their tags (a short lane: a tag beside
+        # one chip would cover its neighbour on the same level; the tooltip still names it).
+        for compact, tagged in ((False, True), (True, True), (True, False)):
             del self.scene.chips[mark:]
             placed: list[tuple[Chip, float, float]] = []
             # Clear of the gutter's words on the left, inside the lane on the right.
             lo = max(x0 - 6, lane.left())
             for e, start, end, detail, tags in items:
-                chip = self._chip(i, e, 0, 0, compact, detail, tags)
+                chip = self._chip(i, e, 0, 0, compact, detail, tags if tagged else ())
                 fit_chip(chip, fm, lane.right() - lo)
                 xa, xb = key_to_x(start, rng, x0, w), key_to_x(end, rng, x0, w)
                 left = xa - chip.rect.width() / 2 if start == end else xa
@@ -155,8 +161,10 @@ class KeyAxisLayouts:
             bars = any(xb > xa for _, xa, xb in placed)  # requests get a bar under their chip
             level_h = CHIP_H[compact] + (11 if bars else 6)
             fits = int((lane.height() - 14 - CHIP_H[compact]) // level_h) + 1
-            if max(levels, default=0) < fits or compact:
+            if max(levels, default=0) < fits or not tagged:
                 break
+        if max(levels, default=0) >= fits:
+            levels = self._pack(placed, fm, fits, lo, lane.right())
         for (chip, xa, xb), level in zip(placed, levels, strict=True):
             chip.rect.moveBottom(lane.bottom() - 12 - min(level, max(fits - 1, 0)) * level_h)
             self.scene.rects[(i, chip.tid)] = chip.rect
@@ -166,6 +174,29 @@ class KeyAxisLayouts:
             self.scene.line(
                 QPointF(xa, chip.rect.bottom()), QPointF(xa, lane.bottom()), palette.TEXT, 1, True
             )
+
+    @staticmethod
+    def _pack(
+        placed: list[tuple[Chip, float, float]], fm: QFontMetrics, fits: int, lo: float, hi: float
+    ) -> list[int]:
+        """A lane too short for the chips' levels: the chips side by side on the levels it has, left to
+        right in key order, each moved right of the one before it on its level (its stem still joins it
+        to its key), and back left as far as the lane's right end needs. Returns their levels."""
+        rows = max(fits, 1)  # a lane shorter than one chip still draws them on one level
+        ends = [lo] * rows
+        levels = []
+        for k, (chip, _xa, _xb) in enumerate(placed):
+            level = k % rows
+            chip.rect.moveLeft(max(chip.rect.left(), ends[level]))
+            ends[level] = chip.footprint(fm).right() + 6
+            levels.append(level)
+        for level in range(rows):  # a level that runs past the lane: moved back left, not past ``lo``
+            row = [chip for (chip, _a, _b), lv in zip(placed, levels, strict=True) if lv == level]
+            if row:
+                over = min(row[-1].footprint(fm).right() - hi, row[0].rect.left() - lo)
+                for chip in row if over > 0 else ():
+                    chip.rect.translate(-over, 0)
+        return levels
 
     def _clock_line(self, rng: tuple[float, float], x0: float, w: float, top: float, bottom: float) -> None:
         x = key_to_x(0, rng, x0, w)
@@ -264,15 +295,19 @@ class KeyAxisLayouts:
         # yielder's request can stretch the axis to seconds.
         laps = max(len(rels), EEVDF_TRAIL_LAPS)
         span, paths = self._recent_keys(i, [float(v) for v in rels.values()], laps, both, EEVDF_TRAIL_MOST_NS)
+        # A deadline more than OFF_AXIS_REQUESTS requests past its vruntime (before 6.17 each yield
+        # pushes the yielder's a slice on, and it runs seconds ahead) stays off the axis, which would
+        # otherwise squeeze every chip onto V: its bar runs to the axis's end, its distance written there.
+        far = [e for e in rq.entries if e.deadline_ns - e.vruntime_ns > OFF_AXIS_REQUESTS * self._request(e)]
+        keys = [float(e.vruntime_ns - avg) for e in rq.entries]
+        keys += [float(e.deadline_ns - avg) for e in rq.entries if e not in far]
+        rng = self._axis(i, "avg_vruntime (V)", [*keys, *trail_keys_of(paths)], x0, w, axis_y)
         lanes: dict[bool, list[TimelineItem]] = {True: [], False: []}
         for e in rq.entries:
             tags = [(next_tag(e, "earliest deadline: picked again"), palette.BLUE)] if e.picks_next else []
             detail = "" if compact else f"lag {signed_duration(e.lag_ns)}"
-            lanes[e.eligible].append(
-                (e, float(e.vruntime_ns - avg), float(e.deadline_ns - avg), detail, tags)
-            )
-        keys = [v for lane in lanes.values() for item in lane for v in item[1:3]]
-        rng = self._axis(i, "avg_vruntime (V)", [*keys, *trail_keys_of(paths)], x0, w, axis_y)
+            start, end = float(e.vruntime_ns - avg), float(e.deadline_ns - avg)
+            lanes[e.eligible].append((e, start, max(rng[1], start) if e in far else end, detail, tags))
         lane_h = (axis_y - body.top()) / 2
         for k, eligible in enumerate((True, False)):
             lane = QRectF(body.left(), body.top() + k * lane_h, body.width(), lane_h - 2)
@@ -282,7 +317,36 @@ class KeyAxisLayouts:
             sc.text(QRectF(lane.left() + 6, lane.top(), GUTTER_W - 12, lane.height()), words)  # to x0 - 6
             self._timeline(i, lanes[eligible], lane, rng, x0, w)
         self._key_trails(paths, (span, "V", "vruntime"), rng, (x0, w), both)
+        for e in far:  # after the trails: their line of words is one more thing not to cover
+            self._far_deadline(i, e, avg, x0 + w)
         self._clock_line(rng, x0, w, body.top(), axis_y)
+
+    def _request(self, e: EevdfEntry) -> float:
+        """The length of ``e``'s request in vruntime: its slice scaled by its weight (calc_delta_fair)."""
+        return e.slice_ns * NICE_0_LOAD / nice_to_weight(self._nice.get(e.tid, 0))
+
+    def _far_deadline(self, i: int, e: EevdfEntry, avg: int, right: float) -> None:
+        """An off-axis deadline: a chevron past the end of its bar, and where it is, in words, under the
+        bar's end or above its chip, wherever no chip or tag is in the way."""
+        chip = next((c for c in self.scene.chips if c.tid == e.tid), None)
+        if chip is None:
+            return
+        bar_top, bar_bottom = chip.rect.bottom() + 2, chip.rect.bottom() + 9  # as _timeline draws it
+        mid = (bar_top + bar_bottom) / 2
+        for a, b in (
+            (QPointF(right + 1, bar_top - 1), QPointF(right + 4, mid)),
+            (QPointF(right + 4, mid), QPointF(right + 1, bar_bottom + 1)),
+        ):
+            self.scene.line(a, b, palette.TEXT, 1.5)
+        fm, bold = font_metrics(self._fonts[PLAIN]), font_metrics(self._fonts[BOLD])
+        words = f"deadline {signed_duration(e.deadline_ns - avg)}"
+        width = fm.horizontalAdvance(words) + 8
+        for top in (bar_bottom + 1, chip.rect.top() - LINE_H):
+            rect = QRectF(right - width, top, width, LINE_H)
+            taken = [c.footprint(bold) for c in self.scene.chips] + [t[0] for t in self.scene.texts]
+            if not any(r.intersects(rect) for r in taken):
+                self.scene.text(rect, words, PLAIN, palette.TEXT, ALIGN_RIGHT, palette.BACKGROUND)
+                return
 
 
 def cfs_key(e: Cfs2623Entry | Cfs2624Entry) -> int:
