@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from gui import keys  # pyside_fix: before any signal is emitted
 from gui.draw import palette, theme
+from gui.draw.paint_guard import paint_guard
 from gui.draw.series import window_ns_for
 from gui.file_dialogs import SCENARIO_FILTER, chosen_path, error_box, file_dialog
 from gui.lesson_driver import LessonDriver
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
             graphs.render(slot.snapshot)
         self.place_highlight()
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
         super().paintEvent(event)
         if self._startup_pending:  # the first frame is being painted: the rest follows it

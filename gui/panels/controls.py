@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.draw import theme
+from gui.draw.paint_guard import paint_guard
 from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.settings_group import SettingsGroup
 from model.cpu_count import cpu_note
@@ -81,6 +82,7 @@ class StoryPicker(QComboBox):
             self.currentText(), Qt.TextElideMode.ElideRight, self.field_width()
         )
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QStylePainter(self)
         opt = QStyleOptionComboBox()

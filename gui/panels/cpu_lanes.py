@@ -47,6 +47,7 @@ from gui.draw.lane_painting import (
 )
 from gui.draw.lane_tips import describe_head, describe_strip, describe_tenure
 from gui.draw.layer_cache import LayerCache
+from gui.draw.paint_guard import paint_guard
 from gui.panels.strip_window import StripWindowPanel
 from model.metrics import KERNEL_ROLES
 from model.snapshot import CpuView, Snapshot
@@ -327,6 +328,7 @@ class CpuLanesPanel(StripWindowPanel):
 
     # ---- painting -----------------------------------------------------------------------------------
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)

@@ -17,6 +17,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
 from gui.draw import palette, theme
+from gui.draw.paint_guard import paint_guard
 
 # What moves a framed part inside the window: it or a widget around it moved, changed size, came or went.
 _GEOMETRY = frozenset({QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.Hide})
@@ -82,6 +83,7 @@ class HighlightOverlay(QWidget):
         self.raise_()
         self.update()
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.layer_cache import LayerCache
+from gui.draw.paint_guard import paint_guard
 from gui.draw.qdisc_bands import draw_band, draw_path, path_bounds
 from gui.draw.qdisc_device import device_lines, draw_device_frame, draw_tx_ring
 from gui.draw.qdisc_geometry import (
@@ -155,6 +156,7 @@ class QdiscPanel(HoverTipsPanel):
 
     # ---- painting --------------------------------------------------------------------------------
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.setRenderHint(QPainter.RenderHint.Antialiasing)

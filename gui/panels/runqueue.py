@@ -35,6 +35,7 @@ from gui.draw.key_trails import KeyTrails
 from gui.draw.landing import Landing, free_spot, landing_label, plain_words
 from gui.draw.lane_painting import FADED
 from gui.draw.layer_cache import LayerCache
+from gui.draw.paint_guard import paint_guard
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_painting import paint_chip_body, paint_label, paint_landing, paint_leader, paint_trails
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText, TrailLine
@@ -217,6 +218,7 @@ class RunqueuePanel(HoverTipsPanel):
 
     # ---- painting -----------------------------------------------------------------------------------
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)

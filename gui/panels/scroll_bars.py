@@ -14,6 +14,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollBar, QStyle, QStyleOptionSlider, QWidget
 
+from gui.draw.paint_guard import paint_guard
+
 
 class CachedScrollBar(QScrollBar):
     def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None) -> None:
@@ -40,6 +42,7 @@ class CachedScrollBar(QScrollBar):
             self.devicePixelRatioF(),
         )
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
         if self.underMouse() or self.isSliderDown():  # hover and pressed looks: Qt's own painting
             super().paintEvent(event)

@@ -13,6 +13,8 @@ from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QGroupBox, QStyle, QStyleOptionGroupBox
 
+from gui.draw.paint_guard import paint_guard
+
 # The nine-patch's look over the background (a faint wash inside a slightly darker rim), in opaque
 # colours: the raster engine blends a translucent fill or pen over a box this size 10-20 times slower.
 FILL_DARKER = 101
@@ -29,6 +31,7 @@ class SettingsGroup(QGroupBox):
         frame = style.subControlRect(box, option, QStyle.SubControl.SC_GroupBoxFrame, self)
         return frame, style.subControlRect(box, option, QStyle.SubControl.SC_GroupBoxLabel, self)
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:
         frame, label = self.frame_and_label()
         painter = QPainter(self)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from gui.draw import palette, theme
 from gui.draw.formats import format_duration
+from gui.draw.paint_guard import paint_guard
 
 DRAG_EVERY_S = 0.15
 MARGIN_PX = 10
@@ -84,6 +85,7 @@ class TimelineBar(QWidget):
 
     # ---- painting ---------------------------------------------------------------------------------
 
+    @paint_guard
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.fillRect(self.rect(), palette.BACKGROUND)
