@@ -44,6 +44,7 @@ from gui.draw.graph_items import (
     restyle_plot,
     set_y_top,
 )
+from gui.draw.handler_guard import guarded
 from gui.draw.lane_measure import Interval
 from gui.draw.series import PLOT_SPECS, moving_block, sample_ns_for, window_ns_for
 from gui.panels.base import rescale_fonts, styled_font
@@ -373,6 +374,7 @@ class CompareWindow(QMainWindow):
             self._keep_lanes_whole(lanes)
         self._fit_legend()
 
+    @guarded
     def resizeEvent(self, event: object) -> None:  # Qt override
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._fit_legend()
@@ -432,6 +434,7 @@ class CompareWindow(QMainWindow):
         self.value_edit.setText(str(self.lockstep.sims[0].settings().get(key, "")))
         self.value_edit.setToolTip(f"{key}: {live_allowed(key)}")
 
+    @guarded
     def closeEvent(self, event: object) -> None:  # Qt override
         self._timer.stop()
         super().closeEvent(event)  # type: ignore[arg-type]

@@ -16,6 +16,8 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QWidget
 
+from gui.draw.handler_guard import guarded_bool
+
 ESCAPE = 0x01000000  # Qt.Key.Key_Escape
 
 
@@ -56,6 +58,7 @@ class ShortcutsFirst(QObject):
                 keys.update(s for s in shortcuts() if not s.isEmpty())
         return keys
 
+    @guarded_bool
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         kind = event.type()
         if kind not in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):

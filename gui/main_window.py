@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from gui import keys  # pyside_fix: before any signal is emitted
 from gui.draw import palette, theme
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded
 from gui.draw.series import window_ns_for
 from gui.file_dialogs import SCENARIO_FILTER, chosen_path, error_box, file_dialog
 from gui.lesson_driver import LessonDriver
@@ -152,7 +152,7 @@ class MainWindow(QMainWindow):
             graphs.render(slot.snapshot)
         self.place_highlight()
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
         super().paintEvent(event)
         if self._startup_pending:  # the first frame is being painted: the rest follows it
@@ -304,12 +304,14 @@ class MainWindow(QMainWindow):
             if self._last_snapshot is not None and cast(QWidget, panel) is widget:
                 panel.render(self._last_snapshot)
 
+    @guarded
     def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)
         if not self._shown_once:  # splitter sizes set before the first layout do not stick
             self._shown_once = True
             self.frame.rearrange(columns_now=True)  # the first frame in the right columns
 
+    @guarded
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         if self._shown_once:
@@ -441,6 +443,7 @@ class MainWindow(QMainWindow):
 
     # ---- window state -----------------------------------------------------------------------
 
+    @guarded
     def closeEvent(self, event: QCloseEvent) -> None:
         keys.uninstall(self.keys)
         self.playback.stop()

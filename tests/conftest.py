@@ -5,6 +5,13 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def pytest_configure(config):  # type: ignore[no-untyped-def]
+    config.addinivalue_line(
+        "markers",
+        "handler_errors: the test makes a guarded Qt event handler fail on purpose (tests/qt_guard.py)",
+    )
+
+
 def pytest_addoption(parser):  # type: ignore[no-untyped-def]
     parser.addoption(
         "--update-golden",

@@ -23,7 +23,7 @@ import shiboken6
 from PySide6.QtCore import QEvent, QSettings, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QWidget
 
-from gui.draw import palette
+from gui.draw import handler_guard, palette
 
 
 def _running_timers() -> list[QTimer]:
@@ -75,7 +75,13 @@ def leak_guard(qapp: QApplication, request: pytest.FixtureRequest) -> Iterator[N
     _flush()
     palette.colour_tasks(())
     before = set(map(_address, QApplication.topLevelWidgets()))
+    failed_before = len(handler_guard.failures)
     yield
+    # A guarded Qt handler that failed only prints (gui.draw.handler_guard): here it fails the test,
+    # unless the test says it expects that.
+    failed = handler_guard.failures[failed_before:]
+    if request.node.get_closest_marker("handler_errors") is None:
+        assert not failed, f"Qt event handlers failed: {failed}"
     # The test's fixture values (a window, say) are torn down by now, but pytest still holds them:
     # let them go, so that objects they own die with them.
     funcargs = request.node.funcargs

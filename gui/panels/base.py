@@ -14,6 +14,7 @@ from PySide6.QtGui import QFont, QHelpEvent, QPainter
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from gui.draw import theme
+from gui.draw.handler_guard import guarded_bool
 from gui.draw.text_log import painter
 from model.snapshot import Snapshot
 
@@ -67,6 +68,7 @@ class HoverTipsPanel(SnapshotPanel):
     """A panel that says in a tooltip what is drawn under the mouse: ``describe_at(pos)`` in logical
     pixels, "" where nothing is (the tooltip then goes)."""
 
+    @guarded_bool
     def event(self, event: QEvent) -> bool:  # Qt override: hover tooltips
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
             text = self.describe_at(self.to_logical(QPointF(event.pos())))

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.draw import theme
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded
 from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.settings_group import SettingsGroup
 from model.cpu_count import cpu_note
@@ -82,7 +82,7 @@ class StoryPicker(QComboBox):
             self.currentText(), Qt.TextElideMode.ElideRight, self.field_width()
         )
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QStylePainter(self)
         opt = QStyleOptionComboBox()
@@ -409,6 +409,7 @@ class ControlsPanel(QWidget):
     def minimumSizeHint(self) -> QSize:  # Qt override
         return QSize(self._least_w, super().minimumSizeHint().height())
 
+    @guarded
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         self._follow_width(event.size().width())

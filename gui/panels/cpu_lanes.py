@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
+from gui.draw.handler_guard import guarded
 from gui.draw.lane_brushes import forget_brushes
 from gui.draw.lane_history import (
     LaneHistory,
@@ -47,7 +48,6 @@ from gui.draw.lane_painting import (
 )
 from gui.draw.lane_tips import describe_head, describe_strip, describe_tenure
 from gui.draw.layer_cache import LayerCache
-from gui.draw.paint_guard import paint_guard
 from gui.panels.strip_window import StripWindowPanel
 from model.metrics import KERNEL_ROLES
 from model.snapshot import CpuView, Snapshot
@@ -322,13 +322,14 @@ class CpuLanesPanel(StripWindowPanel):
             self.needed_height_changed.emit()
         self.update()
 
+    @guarded
     def resizeEvent(self, event: object) -> None:
         if self.size() != self._layout_size:  # grab() may deliver a pending resize of the same size
             self._relayout()
 
     # ---- painting -----------------------------------------------------------------------------------
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)

@@ -36,6 +36,7 @@ from gui.draw.graph_items import (
     step_curve,
 )
 from gui.draw.graph_readout import curve_readout
+from gui.draw.handler_guard import guarded
 from gui.draw.series import PLOT_SPECS, plot_order, toggle_marks, window_ns_for
 from gui.draw.window_figures import SPLIT_PARTS, WindowRows, since_change, window_span
 from gui.panels.base import SnapshotPanel
@@ -414,11 +415,13 @@ class GraphsPanel(SnapshotPanel):
         self.grid.arrange()
         self._catch_up()
 
+    @guarded
     def hideEvent(self, event: QHideEvent) -> None:
         """Hidden (the window closed, another tab in front): what is due waits for the next frame."""
         self._drain.stop()
         super().hideEvent(event)
 
+    @guarded
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._shape:

@@ -14,7 +14,7 @@ from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from gui.draw import palette
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded
 from model.snapshot import Snapshot
 
 # The size hints of GraphsPanel (its pyqtgraph view's: QGraphicsView's defaults); a test keeps them equal.
@@ -48,7 +48,7 @@ class GraphsPlaceholder(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(*MINIMUM_SIZE_HINT)
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
         p = QPainter(self)
         p.fillRect(event.rect(), palette.BACKGROUND)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from gui.draw import palette, theme
 from gui.draw.formats import format_duration
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded
 from gui.draw.series import toggle_label
 from gui.draw.static_text import font_metrics
 from gui.panels.base import SnapshotPanel
@@ -288,6 +288,7 @@ class HeadlinePanel(SnapshotPanel):
                 self._fit_height()
             self.update()
 
+    @guarded
     def resizeEvent(self, event: object) -> None:
         self._fit_height()
 
@@ -347,7 +348,7 @@ class HeadlinePanel(SnapshotPanel):
         number_w = font_metrics(big).horizontalAdvance(number_room(tile.number_for(short)))
         return max(label_w, number_w) + inset
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)

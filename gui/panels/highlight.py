@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
 from gui.draw import palette, theme
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded, guarded_bool
 
 # What moves a framed part inside the window: it or a widget around it moved, changed size, came or went.
 _GEOMETRY = frozenset({QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.Show, QEvent.Type.Hide})
@@ -51,6 +51,7 @@ class GeometryWatch(QObject):
         self._watched = chain
         self._moved = moved
 
+    @guarded_bool
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if not self._pending and event.type() in _GEOMETRY:
             self._pending = True
@@ -83,7 +84,7 @@ class HighlightOverlay(QWidget):
         self.raise_()
         self.update()
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.draw.handler_guard import guarded
 from gui.lessons import Lesson
 from gui.panels.base import rescale_fonts, styled_font
 
@@ -162,6 +163,7 @@ class LessonPanel(QWidget):
         rescale_fonts(self)
         self._fit_steps()
 
+    @guarded
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         self._fit_steps()

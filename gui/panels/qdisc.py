@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
+from gui.draw.handler_guard import guarded
 from gui.draw.layer_cache import LayerCache
-from gui.draw.paint_guard import paint_guard
 from gui.draw.qdisc_bands import draw_band, draw_path, path_bounds
 from gui.draw.qdisc_device import device_lines, draw_device_frame, draw_tx_ring
 from gui.draw.qdisc_geometry import (
@@ -142,6 +142,7 @@ class QdiscPanel(HoverTipsPanel):
     def _layout(self, q: QdiscView) -> QdiscLayout:
         return qdisc_layout(self.lw(), self.lh(), len(q.per_cpu_dequeued), len(q.bands))
 
+    @guarded
     def resizeEvent(self, event: QResizeEvent) -> None:
         if self.qdisc is not None:  # no glide across the screen when the window changes size
             self.token_xy = token_target(self._layout(self.qdisc), self.qdisc.dequeuer_cpu)
@@ -156,7 +157,7 @@ class QdiscPanel(HoverTipsPanel):
 
     # ---- painting --------------------------------------------------------------------------------
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.setRenderHint(QPainter.RenderHint.Antialiasing)

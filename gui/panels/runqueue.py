@@ -30,12 +30,12 @@ from PySide6.QtWidgets import QWidget
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
 from gui.draw import palette
 from gui.draw.formats import exact_duration, exact_time, format_duration
+from gui.draw.handler_guard import guarded
 from gui.draw.key_axes import trail_keys
 from gui.draw.key_trails import KeyTrails
 from gui.draw.landing import Landing, free_spot, landing_label, plain_words
 from gui.draw.lane_painting import FADED
 from gui.draw.layer_cache import LayerCache
-from gui.draw.paint_guard import paint_guard
 from gui.draw.runqueue_layouts import SceneBuilder
 from gui.draw.runqueue_painting import paint_chip_body, paint_label, paint_landing, paint_leader, paint_trails
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, NO_TASK, PLAIN, TITLE, Chip, Scene, SceneText, TrailLine
@@ -209,6 +209,7 @@ class RunqueuePanel(HoverTipsPanel):
                     ld.label_rect = None  # the ring says it; a new landing places a label again
             ld.to_rect = None if moved else now
 
+    @guarded
     def resizeEvent(self, event: object) -> None:
         if self.size() == self._layout_size:  # a pending resize delivered late: the layout is current
             return
@@ -218,7 +219,7 @@ class RunqueuePanel(HoverTipsPanel):
 
     # ---- painting -----------------------------------------------------------------------------------
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         p = self.begin_painting()
         p.fillRect(self.logical_rect(), palette.BACKGROUND)
@@ -318,6 +319,7 @@ class RunqueuePanel(HoverTipsPanel):
 
     # ---- input --------------------------------------------------------------------------------------
 
+    @guarded
     def mousePressEvent(self, event: QMouseEvent) -> None:
         tid = self.tid_at(self.to_logical(event.position()))
         if tid > 0:

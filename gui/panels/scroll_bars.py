@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollBar, QStyle, QStyleOptionSlider, QWidget
 
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded
 
 
 class CachedScrollBar(QScrollBar):
@@ -42,7 +42,7 @@ class CachedScrollBar(QScrollBar):
             self.devicePixelRatioF(),
         )
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
         if self.underMouse() or self.isSliderDown():  # hover and pressed looks: Qt's own painting
             super().paintEvent(event)

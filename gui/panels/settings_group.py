@@ -13,7 +13,7 @@ from PySide6.QtCore import QRect, QRectF, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QGroupBox, QStyle, QStyleOptionGroupBox
 
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded
 
 # The nine-patch's look over the background (a faint wash inside a slightly darker rim), in opaque
 # colours: the raster engine blends a translucent fill or pen over a box this size 10-20 times slower.
@@ -31,7 +31,7 @@ class SettingsGroup(QGroupBox):
         frame = style.subControlRect(box, option, QStyle.SubControl.SC_GroupBoxFrame, self)
         return frame, style.subControlRect(box, option, QStyle.SubControl.SC_GroupBoxLabel, self)
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         frame, label = self.frame_and_label()
         painter = QPainter(self)

@@ -15,6 +15,7 @@ from PySide6.QtGui import QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QWidget
 
 from gui import pyside_fix  # noqa: F401 - before any paint or emit
+from gui.draw.handler_guard import guarded
 from gui.draw.lane_measure import DRAG_PX, Interval, marked
 from gui.draw.lane_window import ShownWindow, StripClock
 from gui.panels.base import HoverTipsPanel
@@ -111,6 +112,7 @@ class StripWindowPanel(HoverTipsPanel):
 
     # ---- gestures -----------------------------------------------------------------------------------
 
+    @guarded
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() != Qt.MouseButton.LeftButton:
             return
@@ -128,6 +130,7 @@ class StripWindowPanel(HoverTipsPanel):
             self.set_measured(marked(t_start, self._time_at(x), self.clock.now_ns))
             self.interval_marked.emit(self.measured)
 
+    @guarded
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         if self._marking is not None:
             self._mark_to(self.to_logical(event.position()).x())
@@ -141,6 +144,7 @@ class StripWindowPanel(HoverTipsPanel):
         _, width = self._strips_x()
         self.pan(int(offset + dx * self.window_ns / width))  # dragging right goes into the past
 
+    @guarded
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if self._marking is not None:
             x = self.to_logical(event.position()).x()
@@ -157,9 +161,11 @@ class StripWindowPanel(HoverTipsPanel):
                 self.task_clicked.emit(tid)
         self._drag = None
 
+    @guarded
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         self.live()
 
+    @guarded
     def wheelEvent(self, event: QWheelEvent) -> None:
         steps = event.angleDelta().y() / 120
         if steps:

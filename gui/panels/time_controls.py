@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.draw import theme
+from gui.draw.handler_guard import guarded
 from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.timeline import TimelineBar
 from gui.playback import SPEED_MAX, SPEED_MIN, SPEED_PRESETS
@@ -273,6 +274,7 @@ class TimeControls(QWidget):
         width = max(self.event_text.width(), 40)
         self.event_text.setText(fm.elidedText(self._event_full, Qt.TextElideMode.ElideRight, width))
 
+    @guarded
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._place_speed()

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
 
 from gui.draw import palette, theme
 from gui.draw.formats import format_duration
-from gui.draw.paint_guard import paint_guard
+from gui.draw.handler_guard import guarded
 
 DRAG_EVERY_S = 0.15
 MARGIN_PX = 10
@@ -85,7 +85,7 @@ class TimelineBar(QWidget):
 
     # ---- painting ---------------------------------------------------------------------------------
 
-    @paint_guard
+    @guarded
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.fillRect(self.rect(), palette.BACKGROUND)
@@ -110,11 +110,13 @@ class TimelineBar(QWidget):
 
     # ---- input ------------------------------------------------------------------------------------
 
+    @guarded
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
             self._dragging = True
             self._ask(self._time_of(event.position().x()), force=True)
 
+    @guarded
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         t = self._time_of(event.position().x())
         if self._dragging:
@@ -123,6 +125,7 @@ class TimelineBar(QWidget):
             event.globalPosition().toPoint(), f"t = {format_duration(t)} (press to go there)", self
         )
 
+    @guarded
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if self._dragging:
             self._dragging = False
