@@ -271,14 +271,16 @@ class CompareWindow(QMainWindow):
         """The thread whose CPU share since the start differs most between the sides, among those that
         call sched_yield() if any does (what a comparison without network is most often about), else
         among all; the one drawn stays until another's difference is half as large again."""
-        per_side = [self._shares_since_start(snap) for snap in self.snapshots]
+        per_side = [
+            self._newest(snap, snap.series_layout.task_exec_ns, per_ns=True) for snap in self.snapshots
+        ]
         names = [
             n
             for n in per_side[0]
             if n.partition("/")[0] not in KERNEL_ROLES and all(n in p for p in per_side)
         ]
-        yielders = set().union(*(self._yielders(snap) for snap in self.snapshots))
-        names = [n for n in names if n in yielders] or names
+        yields = [self._newest(snap, snap.series_layout.task_yields) for snap in self.snapshots]
+        names = [n for n in names if any(y.get(n) for y in yields)] or names
         if not names:
             return ""
         spread = {n: max(p[n] for p in per_side) - min(p[n] for p in per_side) for n in names}
@@ -289,22 +291,14 @@ class CompareWindow(QMainWindow):
         return best
 
     @staticmethod
-    def _shares_since_start(snap: Snapshot) -> dict[str, float]:
-        """Each thread's CPU share since the start (its newest counter over the time)."""
+    def _newest(snap: Snapshot, columns: Sequence[int], per_ns: bool = False) -> dict[str, float]:
+        """Each thread's newest value of a cumulative counter (its yields), or with ``per_ns`` that
+        over the time since the start (its CPU time: its share)."""
         if not len(snap.series) or snap.series[-1, 0] <= 0:
             return {}
         row = snap.series[-1]
-        cols = zip(snap.tasks, snap.series_layout.task_exec_ns, strict=True)
-        return {task.name: float(row[col]) / float(row[0]) for task, col in cols}
-
-    @staticmethod
-    def _yielders(snap: Snapshot) -> set[str]:
-        """The threads that have called sched_yield() since the start."""
-        if not len(snap.series):
-            return set()
-        row = snap.series[-1]
-        cols = zip(snap.tasks, snap.series_layout.task_yields, strict=True)
-        return {task.name for task, col in cols if row[col] > 0}
+        scale = float(row[0]) if per_ns else 1.0
+        return {task.name: float(row[col]) / scale for task, col in zip(snap.tasks, columns, strict=True)}
 
     def _draw_graph(self) -> None:
         kind = self.graph_kind()

@@ -27,7 +27,7 @@ import numpy as np
 from model import resource_root
 from model.metrics import IntervalFigures, interval_figures
 from model.scenario import Scenario, load_scenario
-from model.sched.base import NICE_0_LOAD, nice_to_weight
+from model.sched.base import calc_delta_fair, nice_to_weight
 from model.simulation import LIVE_KEYS, SetTunable, Simulation
 from model.snapshot import EevdfView, Snapshot, SwitchRecord, TaskView, TraceRecord, WakeRecord, YieldRecord
 from model.stops import DequeuerChanges, StopRule, YieldLands
@@ -262,7 +262,7 @@ def deadline_gap(snapshot: Snapshot, task_name: str, figure_name: str) -> float:
             continue
         for e in rq.entries:
             if e.tid in tids:
-                request = e.slice_ns * NICE_0_LOAD / nice_to_weight(tids[e.tid])
+                request = calc_delta_fair(e.slice_ns, nice_to_weight(tids[e.tid]))
                 return abs(e.deadline_ns - rq.avg_vruntime_ns) / request
     raise LessonError(f"figure {figure_name!r}: no EEVDF run-queue entry of {task_name!r} at the step's end")
 

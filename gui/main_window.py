@@ -26,7 +26,7 @@ from gui.draw.series import window_ns_for
 from gui.file_dialogs import SCENARIO_FILTER, chosen_path, error_box, file_dialog
 from gui.lesson_driver import LessonDriver
 from gui.panels.base import rescale_fonts
-from gui.panels.controls import ControlsPanel, has_qdisc
+from gui.panels.controls import ControlsPanel
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.explainer import ExplainerPanel
 from gui.panels.graphs_placeholder import GraphsPlaceholder
@@ -358,7 +358,7 @@ class MainWindow(QMainWindow):
         self.controls.show_settings(snap.settings)
         self.explainer.show_settings(snap.settings)
         self.status_label.show_settings(
-            snap.settings, self.playback.seed, has_qdisc(scenario), scenario.may_yield
+            snap.settings, self.playback.seed, scenario.has_qdisc, scenario.may_yield
         )
 
     def _on_error(self, message: str) -> None:

@@ -84,7 +84,7 @@ def assemble(sc: Scenario, machine: Machine, rng: np.random.Generator) -> Worklo
         sock = TcpSendSocket(machine, net.sndbuf_bytes, link)
         built.links.append(link)
         built.iperf = Iperf(machine, sock, sc.iperf)
-    if any(t.kind == "sender" for t in sc.tasks):
+    if sc.has_qdisc:
         built.txpath, built.qdisc = _build_txpath(sc, machine, rng)
 
     def sender(spec: TaskSpec) -> Callable[[Task], Program]:

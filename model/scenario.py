@@ -285,7 +285,7 @@ def check_consistent(sc: Scenario, where: str = "") -> None:
                 f"{at}tasks.count = {t.count} (task {shown(t.name)}): {t.count} senders from CPU {first} "
                 f"need {first + t.count} CPUs; machine.cpus = {cpus}"
             )
-    if sc.iperf.enabled and any(t.kind == "sender" for t in sc.tasks):
+    if sc.iperf.enabled and sc.has_qdisc:
         raise ScenarioError(
             f"{at}iperf.enabled = true with sender tasks: each drives the NIC; allowed one of them"
         )

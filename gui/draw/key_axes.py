@@ -37,7 +37,7 @@ from gui.draw.runqueue_scene import (
     stack_levels,
 )
 from gui.draw.static_text import font_metrics
-from model.sched.base import NICE_0_LOAD, nice_to_weight
+from model.sched.base import calc_delta_fair, nice_to_weight
 from model.snapshot import (
     Cfs2623Entry,
     Cfs2623View,
@@ -291,23 +291,26 @@ class KeyAxisLayouts:
         rels = eevdf_keys(rq)
         # This axis spans about one request (a slice), so trails one width long (CFS's, which cross
         # their axis once) would hold a switch or two: these reach back ten widths, but no further than
-        # EEVDF_TRAIL_MOST_NS: a 6.6 yield pushes the deadline a slice on at every call, and a
-        # yielder's request can stretch the axis to seconds.
+        # EEVDF_TRAIL_MOST_NS (a nice 19 task's request is 68 slices long: ten of its widths would reach
+        # back seconds).
         laps = max(len(rels), EEVDF_TRAIL_LAPS)
         span, paths = self._recent_keys(i, [float(v) for v in rels.values()], laps, both, EEVDF_TRAIL_MOST_NS)
         # A deadline more than OFF_AXIS_REQUESTS requests past its vruntime (before 6.17 each yield
         # pushes the yielder's a slice on, and it runs seconds ahead) stays off the axis, which would
         # otherwise squeeze every chip onto V: its bar runs to the axis's end, its distance written there.
         far = [e for e in rq.entries if e.deadline_ns - e.vruntime_ns > OFF_AXIS_REQUESTS * self._request(e)]
+        far_tids = {e.tid for e in far}
         keys = [float(e.vruntime_ns - avg) for e in rq.entries]
-        keys += [float(e.deadline_ns - avg) for e in rq.entries if e not in far]
+        keys += [float(e.deadline_ns - avg) for e in rq.entries if e.tid not in far_tids]
         rng = self._axis(i, "avg_vruntime (V)", [*keys, *trail_keys_of(paths)], x0, w, axis_y)
         lanes: dict[bool, list[TimelineItem]] = {True: [], False: []}
         for e in rq.entries:
             tags = [(next_tag(e, "earliest deadline: picked again"), palette.BLUE)] if e.picks_next else []
             detail = "" if compact else f"lag {signed_duration(e.lag_ns)}"
             start, end = float(e.vruntime_ns - avg), float(e.deadline_ns - avg)
-            lanes[e.eligible].append((e, start, max(rng[1], start) if e in far else end, detail, tags))
+            lanes[e.eligible].append(
+                (e, start, max(rng[1], start) if e.tid in far_tids else end, detail, tags)
+            )
         lane_h = (axis_y - body.top()) / 2
         for k, eligible in enumerate((True, False)):
             lane = QRectF(body.left(), body.top() + k * lane_h, body.width(), lane_h - 2)
@@ -321,17 +324,17 @@ class KeyAxisLayouts:
             self._far_deadline(i, e, avg, x0 + w)
         self._clock_line(rng, x0, w, body.top(), axis_y)
 
-    def _request(self, e: EevdfEntry) -> float:
-        """The length of ``e``'s request in vruntime: its slice scaled by its weight (calc_delta_fair)."""
-        return e.slice_ns * NICE_0_LOAD / nice_to_weight(self._nice.get(e.tid, 0))
+    def _request(self, e: EevdfEntry) -> int:
+        """The length of ``e``'s request in vruntime: its slice scaled by its weight."""
+        return calc_delta_fair(e.slice_ns, nice_to_weight(self._nice.get(e.tid, 0)))
 
     def _far_deadline(self, i: int, e: EevdfEntry, avg: int, right: float) -> None:
         """An off-axis deadline: a chevron past the end of its bar, and where it is, in words, under the
         bar's end or above its chip, wherever no chip or tag is in the way."""
-        chip = next((c for c in self.scene.chips if c.tid == e.tid), None)
+        chip = self.scene.rects.get((i, e.tid))
         if chip is None:
             return
-        bar_top, bar_bottom = chip.rect.bottom() + 2, chip.rect.bottom() + 9  # as _timeline draws it
+        bar_top, bar_bottom = chip.bottom() + 2, chip.bottom() + 9  # as _timeline draws it
         mid = (bar_top + bar_bottom) / 2
         for a, b in (
             (QPointF(right + 1, bar_top - 1), QPointF(right + 4, mid)),
@@ -341,9 +344,9 @@ class KeyAxisLayouts:
         fm, bold = font_metrics(self._fonts[PLAIN]), font_metrics(self._fonts[BOLD])
         words = f"deadline {signed_duration(e.deadline_ns - avg)}"
         width = fm.horizontalAdvance(words) + 8
-        for top in (bar_bottom + 1, chip.rect.top() - LINE_H):
+        taken = [c.footprint(bold) for c in self.scene.chips] + [t[0] for t in self.scene.texts]
+        for top in (bar_bottom + 1, chip.top() - LINE_H):
             rect = QRectF(right - width, top, width, LINE_H)
-            taken = [c.footprint(bold) for c in self.scene.chips] + [t[0] for t in self.scene.texts]
             if not any(r.intersects(rect) for r in taken):
                 self.scene.text(rect, words, PLAIN, palette.TEXT, ALIGN_RIGHT, palette.BACKGROUND)
                 return

@@ -148,11 +148,6 @@ def builtin_titles() -> dict[str, str]:
     return out
 
 
-def has_qdisc(scenario: Scenario) -> bool:
-    """The transmit path (and its prio qdisc) exists when some task is a packet sender."""
-    return scenario.has_qdisc
-
-
 def why_disabled(key: str, settings: Mapping[str, Any], qdisc: bool = False) -> str | None:
     """Why the control of ``key`` does not apply to a scenario with these settings (None: it does)."""
     if key not in settings or (key.startswith("qdisc.") and not qdisc):
@@ -346,7 +341,7 @@ class ControlsPanel(QWidget):
         self._scenario = scenario
         self._show_story(scenario)
         settings = scenario.settings()
-        qdisc = has_qdisc(scenario)
+        qdisc = scenario.has_qdisc
         for key, ctl in self._controls.items():
             reason = why_disabled(key, settings, qdisc)
             ctl.box.setEnabled(reason is None)

@@ -30,7 +30,7 @@ def bench_variants() -> list[tuple[str, list[str]]]:
             for policy in POLICIES:
                 for rest in THREAD_REST_BUILDS:
                     variants.append((name, [f"sched.policy={policy}", f"iperf.thread_rest={rest}"]))
-        elif any(t.kind == "sender" for t in sc.tasks):
+        elif sc.has_qdisc:
             variants += [(name, [f"qdisc.exit_rule={rule}"]) for rule in EXIT_RULES]
         else:
             variants.append((name, []))

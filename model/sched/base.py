@@ -57,6 +57,12 @@ def nice_to_weight(nice: int) -> int:
     return PRIO_TO_WEIGHT[nice + 20]
 
 
+def calc_delta_fair(delta: int, weight: int) -> int:
+    """``delta * NICE_0_LOAD / weight``: real time as virtual time for a task of that weight.
+    SIMPLIFICATION: exact division instead of inv_weight."""
+    return delta if weight == NICE_0_LOAD else delta * NICE_0_LOAD // weight
+
+
 def ilog2(n: int) -> int:
     return n.bit_length() - 1
 

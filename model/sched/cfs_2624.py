@@ -21,6 +21,7 @@ from model.sched.base import (
     NICE_0_LOAD,
     NSEC_PER_MSEC,
     SchedPolicy,
+    calc_delta_fair,
     cpu_scale_factor,
     nice_to_weight,
     select_cpu_per_rq,
@@ -65,11 +66,6 @@ def _se(task: Task) -> Se2624:
     if not isinstance(task.se, Se2624):
         raise TypeError(f"task {task.name} is not scheduled by cfs-2.6.24")
     return task.se
-
-
-def calc_delta_fair(delta: int, weight: int) -> int:
-    """``delta * NICE_0_LOAD / weight``. SIMPLIFICATION: exact division instead of inv_weight."""
-    return delta if weight == NICE_0_LOAD else delta * NICE_0_LOAD // weight
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
