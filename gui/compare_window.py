@@ -53,7 +53,7 @@ from gui.playback import SPEED_PRESETS
 from model.compare import Difference, Lockstep, Side, differences
 from model.metrics import DEQUEUE_SHARES, KERNEL_ROLES, bandwidth_mbps, jain_rows, share
 from model.scenario import Scenario, ScenarioError, parse_set_value
-from model.simulation import LIVE_KEYS, SetTunable, Simulation, live_allowed
+from model.simulation import LIVE_KEYS, Simulation, live_allowed, live_command
 from model.snapshot import Snapshot
 
 # Okabe–Ito, as the window's palette, and a line style per side so that colour is never the only cue.
@@ -404,10 +404,10 @@ class CompareWindow(QMainWindow):
 
     # ---- live settings ----------------------------------------------------------------------
 
-    def apply(self, key: str, value: int | str, side: int | None = None) -> bool:
+    def apply(self, key: str, value: object, side: int | None = None) -> bool:
         """A live setting on one side (its index) or on all, at the same instant; a dialog if refused."""
         try:
-            self.lockstep.apply(SetTunable(key, value), None if side is None else [side])
+            self.lockstep.apply(live_command(key, value), None if side is None else [side])
         except ScenarioError as exc:
             QMessageBox.warning(self, "schedlab could not do that", str(exc))
             return False

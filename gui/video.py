@@ -24,14 +24,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gui.video_encode import FrameEncoder
 from model.cli.outputs import check_output, open_atomic, option_what
 from model.scenario import Scenario, ScenarioError
-
-if TYPE_CHECKING:
-    pass
 
 FORMATS = (".mp4", ".gif")
 FPS_RANGE = (1, 120)
@@ -68,48 +65,68 @@ class VideoSpec:
         return round(self.start_s * NSEC_PER_SEC + i * self.frame_step_ns)
 
 
-def check_spec(spec: VideoSpec, duration_s: float) -> None:
-    """One line naming the bad option and what is allowed."""
+# What a message calls each part of a video: the command's options, or the export dialog's fields.
+OPTION_NAMES = {part: f"--{part}" for part in ("from", "to", "speed", "fps", "size", "out")}
+FIELD_NAMES = {
+    "from": "From",
+    "to": "To",
+    "speed": "Speed",
+    "fps": "Frames per second",
+    "size": "Size",
+    "out": "File",
+}
+
+
+def check_spec(spec: VideoSpec, duration_s: float, names: dict[str, str] = OPTION_NAMES) -> None:
+    """One line naming the bad option (or the dialog's field: ``names``) and what is allowed."""
     from gui.playback import SPEED_MAX, SPEED_MIN
 
-    for option, value in (("--from", spec.start_s), ("--to", spec.end_s), ("--speed", spec.speed)):
+    for part, value in (("from", spec.start_s), ("to", spec.end_s), ("speed", spec.speed)):
         if not math.isfinite(value):
-            raise ScenarioError(f"{option} {value}: expected a finite number")
+            raise ScenarioError(f"{names[part]} {value}: expected a finite number")
     if not 0 <= spec.start_s < spec.end_s <= duration_s:
         raise ScenarioError(
-            f"--from {spec.start_s:g} --to {spec.end_s:g}: allowed 0 <= from < to <= {duration_s:g} "
-            "(the scenario's duration)"
+            f"{names['from']} {spec.start_s:g} {names['to']} {spec.end_s:g}: allowed 0 <= from < to <= "
+            f"{duration_s:g} (the scenario's duration)"
         )
     if not SPEED_MIN <= spec.speed <= SPEED_MAX:
-        raise ScenarioError(f"--speed {spec.speed:g}: allowed {SPEED_MIN:g} .. {SPEED_MAX:g}")
+        raise ScenarioError(f"{names['speed']} {spec.speed:g}: allowed {SPEED_MIN:g} .. {SPEED_MAX:g}")
     if not FPS_RANGE[0] <= spec.fps <= FPS_RANGE[1]:
-        raise ScenarioError(f"--fps {spec.fps}: allowed {FPS_RANGE[0]} .. {FPS_RANGE[1]}")
+        raise ScenarioError(f"{names['fps']} {spec.fps}: allowed {FPS_RANGE[0]} .. {FPS_RANGE[1]}")
     if spec.frames > MAX_FRAMES:
         raise ScenarioError(
             f"{spec.frames} frames ({spec.frames / spec.fps:.0f} s of video): at most {MAX_FRAMES}; "
-            "shorten --from/--to, raise --speed or lower --fps"
+            f"shorten {names['from']}/{names['to']}, raise {names['speed']} or lower {names['fps']}"
         )
     w, h = spec.size
     if w % 2 or h % 2:
-        raise ScenarioError(f"--size {w}x{h}: H.264 needs an even width and height")
+        raise ScenarioError(f"{names['size']} {w}x{h}: H.264 needs an even width and height")
 
 
-def check_out(path: Path, inputs: tuple[Path, ...] = ()) -> str:
-    """The format's suffix, if a video can be written at ``path`` (checked before any frame)."""
-    check_output(str(path), option_what("--out", str(path)), suffixes=FORMATS, inputs=inputs)
+def check_out(path: Path, inputs: tuple[Path, ...] = (), name: str = OPTION_NAMES["out"]) -> str:
+    """The format's suffix, if a video can be written at ``path`` (checked before any frame); a message
+    calls it ``name`` (the option, or the dialog's field)."""
+    check_output(str(path), option_what(name, str(path)), suffixes=FORMATS, inputs=inputs)
     return path.suffix.lower()
 
 
-def render_video(window: Any, spec: VideoSpec, out: Path, progress: ProgressFn | None = None) -> int:
+def render_video(
+    window: Any,
+    spec: VideoSpec,
+    out: Path,
+    progress: ProgressFn | None = None,
+    names: dict[str, str] = OPTION_NAMES,
+) -> int:
     """Play ``window``'s run over ``spec`` and write ``out``; returns the number of frames.
 
     ``window`` is a MainWindow already resized to ``spec.size``, its playback not yet past
-    ``spec.start_s``. Raises ``VideoCancelled`` when ``progress`` returns False."""
-    suffix = check_out(out)
+    ``spec.start_s``. Raises ``VideoCancelled`` when ``progress`` returns False. A message calls the
+    file ``names["out"]``."""
+    suffix = check_out(out, name=names["out"])
     pixels = prepare(window, spec)
     total = spec.frames
     with (
-        open_atomic(out, option_what("--out", str(out))) as fh,
+        open_atomic(out, option_what(names["out"], str(out))) as fh,
         FrameEncoder(fh, suffix, spec.size, spec.fps) as encoder,
     ):
         for i in range(total):

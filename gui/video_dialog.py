@@ -29,7 +29,15 @@ from PySide6.QtWidgets import (
 
 from gui.file_dialogs import chosen_path, file_dialog
 from gui.playback import SPEED_FAST, SPEED_MAX, SPEED_MIN, SPEED_NORMAL, SPEED_SLOW
-from gui.video import FPS_RANGE, VideoCancelled, VideoSpec, check_out, check_spec, offscreen_window
+from gui.video import (
+    FIELD_NAMES,
+    FPS_RANGE,
+    VideoCancelled,
+    VideoSpec,
+    check_out,
+    check_spec,
+    offscreen_window,
+)
 from gui.video import render_video as render
 from model.scenario import Scenario, ScenarioError
 from model.simulation import LIVE_KEYS
@@ -125,8 +133,8 @@ def export_video(window: Any, spec: VideoSpec, out: Path) -> bool:
     """Render ``spec`` of the window's run to ``out`` with a progress dialog; a dialog on failure."""
     scenario = scenario_now(window)
     try:
-        check_spec(spec, scenario.duration_s)
-        check_out(out)
+        check_spec(spec, scenario.duration_s, FIELD_NAMES)  # the dialog's words, not the command's options
+        check_out(out, name=FIELD_NAMES["out"])
     except ScenarioError as exc:
         window.show_error("Cannot export this video", str(exc))
         return False
@@ -144,7 +152,7 @@ def export_video(window: Any, spec: VideoSpec, out: Path) -> bool:
 
     try:
         with offscreen_window(type(window), scenario, window.playback.seed, spec.size) as copy:
-            frames = render(copy, spec, out, progress)
+            frames = render(copy, spec, out, progress, FIELD_NAMES)
     except VideoCancelled:
         window.statusBar().showMessage("Video cancelled; nothing written", 5000)
         return False

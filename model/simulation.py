@@ -25,6 +25,7 @@ from model.assembly import assemble
 from model.copyable import mypyc_attr
 from model.events import PRIO_SAMPLE
 from model.fork import Parked, fork_state, park, unpark
+from model.keyspec import shown
 from model.machine import Machine
 from model.machine.trace import TraceLog
 from model.metrics import Series, bandwidth_mbps, seconds
@@ -42,7 +43,16 @@ from model.stops import StopRule, run_until_stop
 from model.summary import machine_summary, qdisc_summary, rx_summary
 from model.workloads.iperf import Iperf
 
-__all__ = ["LIVE_KEYS", "CpuView", "SetTunable", "Simulation", "Snapshot", "TaskView", "live_allowed"]
+__all__ = [
+    "LIVE_KEYS",
+    "CpuView",
+    "SetTunable",
+    "Simulation",
+    "Snapshot",
+    "TaskView",
+    "live_allowed",
+    "live_command",
+]
 
 DEFAULT_SAMPLE_NS = 100_000_000
 
@@ -68,6 +78,18 @@ class SetTunable:
 
     key: str
     value: int | str
+
+
+def live_command(key: str, value: object) -> SetTunable:
+    """The live command setting ``key`` to ``value`` (as ``--set`` reads it: a float, a list or a bool
+    may come from a typed field), checked first: a ScenarioError of one line names what is allowed."""
+    allowed = LIVE_KEYS.get(key)
+    if allowed is None:
+        raise ScenarioError(f"{shown(key)} is not a live setting; live settings: {', '.join(LIVE_KEYS)}")
+    # type(), not isinstance(): True is an int, and 2.0 == 2 would pass ``in range`` as well.
+    if (type(value) is not int and type(value) is not str) or value not in allowed:
+        raise ScenarioError(f"{key} = {shown(value)}; allowed: {live_allowed(key)}")
+    return SetTunable(key, value)
 
 
 @mypyc_attr(serializable=True, allow_interpreted_subclasses=True)  # model.copyable: a run is copied
@@ -262,13 +284,7 @@ class Simulation:
         return self._settings_view
 
     def apply(self, command: SetTunable) -> None:
-        allowed = LIVE_KEYS.get(command.key)
-        if allowed is None:
-            raise ScenarioError(
-                f"'{command.key}' is not a live setting; live settings: {', '.join(LIVE_KEYS)}"
-            )
-        if command.value not in allowed:
-            raise ScenarioError(f"{command.key} = {command.value!r}; allowed: {live_allowed(command.key)}")
+        live_command(command.key, command.value)  # checked: raises before anything changes
         section, _, name = command.key.partition(".")
         if section == "sched":
             if self.policy_info.tunable(name) is not None:  # another policy's: kept, does nothing

@@ -14,8 +14,9 @@ from model.cli.runs import build_scenario, run_once
 from model.compare import Lockstep, Side, differences, parse_side, side_scenario
 from model.metrics import metric_at, metric_paths
 from model.presets import PRESETS
+from model.scenario import ScenarioError
 from model.sched.base import NSEC_PER_SEC
-from model.simulation import SetTunable
+from model.simulation import SetTunable, live_command
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -47,6 +48,17 @@ def test_a_live_toggle_on_one_side_only() -> None:
     a, b = lock.summaries()
     assert a["toggles"] == [] and b["toggles"] == [{"t_s": 0.1, "key": "sched.compat_yield", "value": 1}]
     assert a["threads"] != b["threads"]
+
+
+@pytest.mark.parametrize("value", [2.0, 0.5, True, [2], "2"])
+def test_a_live_value_of_the_wrong_kind_is_refused_in_one_line(value: object) -> None:
+    # A float came through the compare window's text box and ended in a TypeError; 2.0 and True passed
+    # ``in range`` before.
+    with pytest.raises(ScenarioError, match=r"^qdisc\.weight_p = .*; allowed: 1\.\.100000$"):
+        live_command("qdisc.weight_p", value)
+    assert live_command("qdisc.weight_p", 2) == SetTunable("qdisc.weight_p", 2)
+    with pytest.raises(ScenarioError, match="not a live setting"):
+        live_command("xmit.user_ns", 2)
 
 
 def test_differences_are_read_off_the_summaries() -> None:

@@ -4,6 +4,7 @@ to one side or all."""
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtWidgets import QMessageBox
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 from gui.compare_dialog import CompareDialog, applicable_presets, open_compare
@@ -157,7 +158,9 @@ def test_the_graph_is_the_main_windows_legend_under_the_data_and_jain_on_its_fix
         window.close()
 
 
-def test_the_live_setting_offers_what_means_something_here_and_starts_from_its_value(qtbot) -> None:
+def test_the_live_setting_offers_what_means_something_here_and_starts_from_its_value(
+    qtbot, monkeypatch
+) -> None:
     # The 2011 pair offered sched.compat_yield first, with "1" in the box whatever the setting was, and
     # took any word typed as a string of its own reading; it now offers the qdisc's settings first,
     # shows side A's value and reads the box as --set does.
@@ -173,6 +176,13 @@ def test_the_live_setting_offers_what_means_something_here_and_starts_from_its_v
     assert window.value_edit.text() == "64" and "1..100000" in window.value_edit.toolTip()
     window.value_edit.setText("8")
     window._apply_from_controls()
+    assert {s.settings["qdisc.weight_p"] for s in window.snapshots} == {8}
+    # A number that is not whole reads as a float: refused in a dialog (it raised a TypeError before).
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: said.append(text))
+    window.value_edit.setText("0.5")
+    window._apply_from_controls()
+    assert said == ["qdisc.weight_p = 0.5; allowed: 1..100000"]
     assert {s.settings["qdisc.weight_p"] for s in window.snapshots} == {8}
     window2 = CompareWindow(load_scenario("cfs-yield-2007"), PRESETS["compat-yield"].sides, use_timer=False)
     qtbot.addWidget(window2)

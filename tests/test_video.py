@@ -108,6 +108,25 @@ def test_the_window_exports_a_video_of_its_run_with_live_settings(qtbot, tmp_pat
     assert len(decoded(out)) == 2
 
 
+def test_the_window_names_its_own_fields_when_it_refuses(qtbot, tmp_path: Path, monkeypatch) -> None:
+    # The dialog said "--from 1 --to 1" and "--out x": options of the command line, not its fields.
+    from gui.main_window import MainWindow
+    from gui.video_dialog import export_video
+
+    window = MainWindow(load_scenario("cfs-yield-2007"), use_timer=False)
+    qtbot.addWidget(window)
+    said: list[str] = []
+    monkeypatch.setattr(window, "show_error", lambda _title, text: said.append(text))
+    assert not export_video(window, VideoSpec(1.0, 1.0, 0.01, 10, SIZE), tmp_path / "a.mp4")
+    assert not export_video(window, VideoSpec(1.0, 1.002, 0.01, 10, SIZE), tmp_path / "a.avi")
+    assert not export_video(window, VideoSpec(0.0, 10.0, 0.0001, 60, SIZE), tmp_path / "a.mp4")
+    assert said[0].startswith("From 1 To 1: allowed 0 <= from < to <= 10")
+    assert said[1] == f"File {tmp_path / 'a.avi'}: unknown extension '.avi'; allowed: .mp4, .gif"
+    assert said[2].endswith("shorten From/To, raise Speed or lower Frames per second")
+    assert not any("--" in text for text in said)
+    assert not list(tmp_path.glob("a.*"))
+
+
 def test_each_frame_repaints_only_what_changed_and_looks_as_a_whole_grab_of_the_window(qtbot) -> None:
     """A second window plays the same run in lockstep and is grabbed whole every frame: the same pixels,
     while lanes, graphs and the run queue's yield landings move."""
