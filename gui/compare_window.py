@@ -15,7 +15,8 @@ of ``model.presets`` one click each, or "this run against the same with KEY=VALU
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -49,7 +50,8 @@ from gui.draw.lane_measure import Interval
 from gui.draw.series import PLOT_SPECS, moving_block, sample_ns_for, window_ns_for
 from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.cpu_lanes import CpuLanesPanel
-from gui.playback import SPEED_PRESETS
+from gui.panels.time_controls import show_limited
+from gui.playback import MAX_FRAME_SIM_NS, SPEED_PRESETS, next_budget_ns
 from model.compare import Difference, Lockstep, Side, differences
 from model.metrics import DEQUEUE_SHARES, KERNEL_ROLES, bandwidth_mbps, jain_rows, share
 from model.scenario import Scenario, ScenarioError, parse_set_value
@@ -83,14 +85,20 @@ class CompareWindow(QMainWindow):
         speed: float = SPEED_PRESETS["Normal"],
         parent: QWidget | None = None,
         use_timer: bool = True,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         super().__init__(parent)
+        self._clock = clock  # wall time, for the frame's work cap (tests pass their own)
         self.setWindowTitle(f"schedlab: compare · {base.title or base.name}")
         self.speed = speed
         self.lockstep = Lockstep(base, sides, seed, trace="recent", sample_ns=sample_ns_for(speed))
         self.sides = tuple(sides)
         self.snapshots: tuple[Snapshot, ...] = ()
         self._frames = 0
+        # Simulated time one frame may advance, adapted as the main window's playback does: the 2011
+        # pair at Fast (real time) took 115 ms a frame, and the window answered clicks that late.
+        self._budget_ns = MAX_FRAME_SIM_NS
+        self.limited = False  # the last frame was held back by the cap: the clock shows it
         self._build()
         self._timer = QTimer(self)
         self._timer.setInterval(FRAME_MS)
@@ -226,7 +234,12 @@ class CompareWindow(QMainWindow):
             self._timer.stop()
             self.play_button.setText("Play")
             return
-        self.advance(round(self.speed * FRAME_MS * 1e6))
+        want = round(self.speed * FRAME_MS * 1e6)
+        self.limited = want > self._budget_ns
+        dt_ns = min(want, self._budget_ns)
+        start = self._clock()
+        self.advance(dt_ns)
+        self._budget_ns = next_budget_ns(self._budget_ns, dt_ns, self._clock() - start)
 
     def advance(self, dt_ns: int) -> tuple[Snapshot, ...]:
         """Every side ``dt_ns`` further (the timer's step; tests call it directly), then draw."""
@@ -242,6 +255,7 @@ class CompareWindow(QMainWindow):
         if dt_ns == 0 or self._frames % HEADLINE_EVERY_FRAMES == 0:
             self.numbers.setText(self.headline_text())
         self.time_label.setText(f"t = {self.lockstep.now_ns / 1e9:.6f} s")
+        show_limited(self.time_label, self.limited)
         return self.snapshots
 
     def _mark_everywhere(self, interval: object) -> None:

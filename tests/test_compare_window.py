@@ -3,6 +3,8 @@ to one side or all."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from PySide6.QtWidgets import QMessageBox
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
@@ -235,3 +237,27 @@ def test_a_run_without_network_draws_the_thread_that_differs_most_and_no_bandwid
     qtbot.addWidget(story)
     story.advance(10 * FRAME_NS)
     assert story.graph_kind() == "bandwidth" and "bandwidth" in story.headline_text()
+
+
+def test_a_speed_the_model_cannot_keep_up_with_is_capped_and_the_clock_says_so(qtbot) -> None:
+    # At Fast (real time) the 2011 pair took 115 ms a frame and the window answered clicks that late;
+    # it now caps a frame's simulated time as the main window does (gui.playback.next_budget_ns).
+    readings = itertools.count(0.0, 0.025)  # each advance takes 25 ms of this clock
+    window = CompareWindow(
+        load_scenario("yield-playground"),
+        PRESETS["compat-yield"].sides,
+        use_timer=False,
+        speed=1.0,
+        clock=lambda: next(readings),
+    )
+    qtbot.addWidget(window)
+    frame_ns = 33_000_000  # a frame at real time
+    steps = []
+    for _ in range(3):
+        before = window.lockstep.now_ns
+        window._on_frame()
+        steps.append(window.lockstep.now_ns - before)
+    # 33 ms in 25 ms of work, where a frame may spend 8 ms: the next frame takes 10.56 ms, and as that
+    # took 25 ms as well, the one after less again.
+    assert steps[:2] == [frame_ns, frame_ns * 8 // 25] and 0 < steps[2] < steps[1]
+    assert window.limited and "cannot keep up" in window.time_label.toolTip()

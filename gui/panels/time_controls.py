@@ -74,6 +74,16 @@ def format_sim_time(t_ns: int) -> str:
     return f"{s[:-3]} {s[-3:]} s"
 
 
+def show_limited(clock: QLabel, limited: bool) -> None:
+    """A clock turns orange, and says why, while the model cannot keep up with the chosen speed."""
+    clock.setStyleSheet("QLabel { color: #D55E00; }" if limited else "")
+    clock.setToolTip(
+        "simulated time; the model cannot keep up with this speed, so it runs as fast as it can"
+        if limited
+        else "simulated time"
+    )
+
+
 class TimeControls(QWidget):
     play_toggled = Signal()
     step_requested = Signal()
@@ -294,11 +304,6 @@ class TimeControls(QWidget):
 
     def show_time(self, t_ns: int, limited: bool = False) -> None:
         self.time_text.setText(f"t = {format_sim_time(t_ns)}")
-        if limited != self._limited:  # the model cannot keep up: the clock turns orange
+        if limited != self._limited:
             self._limited = limited
-            self.time_text.setStyleSheet("QLabel { color: #D55E00; }" if limited else "")
-            self.time_text.setToolTip(
-                "simulated time; the model cannot keep up with this speed, so it runs as fast as it can"
-                if limited
-                else "simulated time"
-            )
+            show_limited(self.time_text, limited)
