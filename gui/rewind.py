@@ -182,9 +182,10 @@ class Rewinder:
 
     def record(self, live: Instance, key: str, value: int | str) -> None:
         """``live`` just applied a live setting at its current instant: the recording takes it, and drops
-        what it had recorded after that instant (a new branch)."""
+        what it had recorded after that instant (a new branch): its later commands, and its rungs even
+        where no command came after (they hold the old branch's state, without this setting)."""
         t = live.t_ns
-        if live.applied < len(self.commands):
+        if live.applied < len(self.commands) or self.reach_ns > t:
             del self.commands[live.applied :]
             self.reach_ns = t
             self._drop_after(t, live.applied)

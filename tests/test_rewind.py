@@ -125,6 +125,24 @@ def test_a_new_setting_after_a_landing_starts_a_new_branch() -> None:
     assert state(live.sim) == state(straight("cfs-yield-2007", [(10 * MS, "sched.compat_yield", 1)], 15 * MS))
 
 
+def test_a_setting_after_a_landing_with_no_later_command_drops_the_later_rungs() -> None:
+    # The rungs after the landing were kept when no command followed it: they held the old branch
+    # without the new setting, and the next landing past them resumed one whose next command lay in
+    # its past ("run_to(5254417) is in the past (now 39062500 ns)").
+    rw = Rewinder(build("cfs-yield-2007"), spacing_ns=10 * MS)
+    live = rw.fresh()
+    rw.advance(live, 50 * MS)
+    assert 40 * MS in rw.rungs and rw.commands == []
+    live = rw.land(5 * MS, live)
+    live.sim.apply(SetTunable("sched.compat_yield", 1))
+    rw.record(live, "sched.compat_yield", 1)
+    assert rw.reach_ns == 5 * MS and all(r.t_ns <= 5 * MS for r in rw.rungs.values())
+    rw.advance(live, 45 * MS)
+    landed = rw.land(45 * MS, live)
+    recorded = [(5 * MS, "sched.compat_yield", 1)]
+    assert state(landed.sim) == state(straight("cfs-yield-2007", recorded, 45 * MS))
+
+
 def test_landing_forward_from_the_live_run_consumes_no_rung() -> None:
     rw = Rewinder(build("yield-playground"))
     live = rw.fresh()
