@@ -141,7 +141,11 @@ class Rewinder:
         self.unparkable: str | None = None
 
     def fresh(self) -> Instance:
-        return Instance(self._build())
+        """A new run at t = 0 with its events there run, as at any instant an instance stands at: a
+        setting applied before them would come before them live but after them in a replay."""
+        inst = Instance(self._build())
+        inst.sim.run_to(0)
+        return inst
 
     def _park(self, inst: Instance) -> Rung:
         """``inst`` now, as a rung (its recent trace packed)."""

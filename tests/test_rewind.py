@@ -143,6 +143,42 @@ def test_a_setting_after_a_landing_with_no_later_command_drops_the_later_rungs()
     assert state(landed.sim) == state(straight("cfs-yield-2007", recorded, 45 * MS))
 
 
+@pytest.mark.parametrize(
+    ("name", "key", "values"),
+    [
+        ("cfs-yield-2007", "sched.compat_yield", (1, 0)),
+        ("qdisc-fairness-2011", "qdisc.exit_rule", ("quota", "time", "quota+jiffy")),
+    ],
+)
+@pytest.mark.parametrize("seed", range(4))
+def test_any_mix_of_playing_landing_and_settings_is_the_recording_replayed(
+    name: str, key: str, values: tuple, seed: int
+) -> None:
+    """Random use of the clock, as a class does it: play on, jump back or forward, change a setting
+    (after a jump: a new branch), refill checkpoints; every instant is the state a straight run of the
+    settings as last recorded has there."""
+    rng = random.Random(seed)
+    rw = Rewinder(build(name), spacing_ns=rng.choice([5 * MS, 10 * MS]))  # rungs to land on
+    live = rw.fresh()
+    truth: list[tuple[int, str, int | str]] = []  # the recording: a new setting drops what came after
+    for _ in range(40):
+        op = rng.choice(["play", "play", "land", "land", "set", "work"])
+        if op == "play":
+            rw.advance(live, rng.randrange(1, 8 * MS))
+        elif op == "land":
+            live = rw.land(rng.randrange(0, rw.reach_ns + 1), live)
+        elif op == "set":
+            value = rng.choice(values)
+            live.sim.apply(SetTunable(key, value))
+            rw.record(live, key, value)
+            truth = [c for c in truth if c[0] <= live.t_ns] + [(live.t_ns, key, value)]
+        else:
+            rw.work(0.002)
+            continue
+        assert rw.reach_ns >= live.t_ns
+        assert state(live.sim) == state(straight(name, truth, live.t_ns)), (op, live.t_ns, truth)
+
+
 def test_landing_forward_from_the_live_run_consumes_no_rung() -> None:
     rw = Rewinder(build("yield-playground"))
     live = rw.fresh()
