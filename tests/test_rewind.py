@@ -36,6 +36,7 @@ from model.snapshot import (
     YieldOutcome,
     YieldRecord,
 )
+from model.stops import DequeuerChanges, NextRecord, YieldLands
 
 MS = 1_000_000
 
@@ -154,17 +155,22 @@ def test_a_setting_after_a_landing_with_no_later_command_drops_the_later_rungs()
 def test_any_mix_of_playing_landing_and_settings_is_the_recording_replayed(
     name: str, key: str, values: tuple, seed: int
 ) -> None:
-    """Random use of the clock, as a class does it: play on, jump back or forward, change a setting
-    (after a jump: a new branch), refill checkpoints; every instant is the state a straight run of the
-    settings as last recorded has there."""
+    """Random use of the clock, as a class does it: play on, step to the next thing that happens, jump
+    back or forward, change a setting (after a jump: a new branch), refill checkpoints; every instant
+    is the state a straight run of the settings as last recorded has there."""
     rng = random.Random(seed)
     rw = Rewinder(build(name), spacing_ns=rng.choice([5 * MS, 10 * MS]))  # rungs to land on
     live = rw.fresh()
     truth: list[tuple[int, str, int | str]] = []  # the recording: a new setting drops what came after
+    steps_hit = 0
     for _ in range(40):
-        op = rng.choice(["play", "play", "land", "land", "set", "work"])
+        op = rng.choice(["play", "play", "step", "land", "land", "set", "work"])
         if op == "play":
             rw.advance(live, rng.randrange(1, 8 * MS))
+        elif op == "step":  # the window's Step, or a lesson's "until the dequeuer changes"
+            rule = rng.choice([NextRecord(), YieldLands(), DequeuerChanges()])
+            _snap, hit = rw.advance(live, 20 * MS, rule)
+            steps_hit += hit
         elif op == "land":
             live = rw.land(rng.randrange(0, rw.reach_ns + 1), live)
         elif op == "set":
@@ -177,6 +183,7 @@ def test_any_mix_of_playing_landing_and_settings_is_the_recording_replayed(
             continue
         assert rw.reach_ns >= live.t_ns
         assert state(live.sim) == state(straight(name, truth, live.t_ns)), (op, live.t_ns, truth)
+    assert steps_hit, "a step stopped mid-run at least once"
 
 
 def test_landing_forward_from_the_live_run_consumes_no_rung() -> None:
