@@ -788,6 +788,23 @@ def test_idle_cpus_share_a_row_where_the_rows_would_run_off_the_panel(qtbot, clo
     assert {c.tid for c in panel.scene.chips} == {e.tid for rq in snap.runqueues for e in rq.entries}
 
 
+def test_a_narrow_eevdf_axis_keeps_a_scale(rq_panel: RunqueuePanel) -> None:
+    # The playground under EEVDF, its run queue 480 px wide: the axis showed "▲ avg_vruntime (V)" and
+    # no number at all (its one tick, at V, under the name). It now names V short and labels two ticks.
+    from gui.draw.formats import finer_step
+
+    sim = Simulation(load_scenario("yield-playground").with_overrides({"sched.policy": "eevdf"}))
+    rq_panel.resize(480, 320)
+    for _ in range(20):
+        rq_panel.render(sim.advance(5_000_000))
+    words = [text for _rect, text, *_ in rq_panel.scene.texts]
+    numbers = [w for w in words if w[:1] in "−+" and w.endswith(("ms", "µs", "ns", " s"))]
+    assert "▲ V" in words and len(numbers) >= 2, words
+    rects = [r for r, text, *_ in rq_panel.scene.texts if text in numbers or text == "▲ V"]
+    assert not any(a.intersects(b) for i, a in enumerate(rects) for b in rects[i + 1 :])
+    assert [finer_step(x) for x in (5e6, 2e6, 1e6, 0.5)] == [2e6, 1e6, 5e5, 0.2]
+
+
 def test_idle_runs_join_only_neighbours_with_nothing_to_run() -> None:
     from gui.draw.runqueue_layouts import idle_runs
 

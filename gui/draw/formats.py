@@ -52,6 +52,13 @@ def nice_step(span: float, max_ticks: int) -> float:
     return 10 * base  # pragma: no cover
 
 
+def finer_step(step: float) -> float:
+    """The next smaller 1-2-5 × 10^k step: 5 → 2, 2 → 1, 1 → 0.5."""
+    base = float(10.0 ** math.floor(math.log10(step) + 1e-9))
+    mantissa = round(step / base)
+    return base * (0.5 if mantissa <= 1 else 1.0 if mantissa <= 2 else 2.0)
+
+
 def short_count(n: int) -> str:
     """A count in at most four characters or so, for narrow bars: 918_600 → "919k"."""
     if abs(n) >= 1_000_000:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetrics
 
 from gui.draw import palette
-from gui.draw.formats import format_duration, nice_step, signed_duration
+from gui.draw.formats import finer_step, format_duration, nice_step, signed_duration
 from gui.draw.key_trails import KeyTrails, Trail, trail_span_ns
 from gui.draw.runqueue_scene import (
     ALIGN_RIGHT,
@@ -110,28 +110,43 @@ class KeyAxisLayouts:
         return chip
 
     def _axis(
-        self, i: int, clock_name: str, rels: list[float], x0: float, w: float, y: float
+        self, i: int, clock_names: tuple[str, ...], rels: list[float], x0: float, w: float, y: float
     ) -> tuple[float, float]:
-        """A key axis at height ``y``, the clock (0) named under it; returns the (stable) range."""
+        """A key axis at height ``y``, the clock (0) named under it in the first of ``clock_names`` (long
+        to short) that leaves room for two tick labels, else the last; returns the (stable) range."""
         rng = self._ranges[i] = stable_range(min(rels), max(rels), self._ranges.get(i))
         sc, fm = self.scene, font_metrics(self._fonts[PLAIN])
         sc.line(QPointF(x0, y), QPointF(x0 + w, y), palette.TEXT, 2)
         step = nice_step(rng[1] - rng[0], max(int(w // 110), 2))
+        # A narrow axis still gets two numbered ticks beside the clock's.
+        while math.floor(rng[1] / step) - math.ceil(rng[0] / step) < 2:
+            step = finer_step(step)
         clock_x = key_to_x(0, rng, x0, w)
-        clock_label = f"▲ {clock_name}"
-        clock_w = font_metrics(self._fonts[BOLD]).horizontalAdvance(clock_label) + 8
-        cx = min(max(clock_x, x0 + clock_w / 2), x0 + w - clock_w / 2)
-        clock_rect = QRectF(cx - clock_w / 2, y + 4, clock_w, fm.height())
+        ticks: list[tuple[float, str, float, float]] = []  # each tick's x, label, label's centre, half width
         for k in range(math.ceil(rng[0] / step), math.floor(rng[1] / step) + 1):
             x = key_to_x(k * step, rng, x0, w)
-            sc.line(QPointF(x, y), QPointF(x, y + 5))
             label = signed_duration(k * step)
             half = fm.horizontalAdvance(label) / 2 + 4
-            tx = min(max(x, x0 + half), x0 + w - half)
-            if tx + half < clock_rect.left() - 8 or tx - half > clock_rect.right() + 8:
-                sc.text(
-                    QRectF(tx - half, y + 5, 2 * half, fm.height()), label, PLAIN, palette.TEXT, ALIGN_TOP
-                )
+            ticks.append((x, label, min(max(x, x0 + half), x0 + w - half), half))
+        for name in clock_names:  # a narrow axis: "V" leaves the scale its numbers
+            clock_label = f"▲ {name}"
+            clock_w = font_metrics(self._fonts[BOLD]).horizontalAdvance(clock_label) + 8
+            cx = min(max(clock_x, x0 + clock_w / 2), x0 + w - clock_w / 2)
+            clock_rect = QRectF(cx - clock_w / 2, y + 4, clock_w, fm.height())
+            # Labels clear of the clock's and of each other, the outermost first (a narrow axis keeps
+            # its ends' numbers and leaves the ticks between unlabelled).
+            taken = [(clock_rect.left() - 8, clock_rect.right() + 8)]
+            shown: list[tuple[str, float, float]] = []
+            for _x, label, tx, half in sorted(ticks, key=lambda t: -abs(t[0] - clock_x)):
+                if all(tx + half < lo or tx - half > hi for lo, hi in taken):
+                    taken.append((tx - half - 4, tx + half + 4))
+                    shown.append((label, tx, half))
+            if len(shown) >= 2:
+                break
+        for x, *_ in ticks:
+            sc.line(QPointF(x, y), QPointF(x, y + 5))
+        for label, tx, half in shown:
+            sc.text(QRectF(tx - half, y + 5, 2 * half, fm.height()), label, PLAIN, palette.TEXT, ALIGN_TOP)
         sc.text(clock_rect, clock_label, BOLD, palette.VERMILLION, ALIGN_TOP)
         return rng
 
@@ -215,8 +230,7 @@ class KeyAxisLayouts:
         rels = {tid: float(rel) for tid, rel in cfs_keys(rq).items()}
         lane = QRectF(body.left(), body.top(), body.width(), axis_y - body.top())
         span, paths = self._recent_keys(i, list(rels.values()), len(entries), lane)
-        rng = self._axis(i, clock_name, [*rels.values(), *trail_keys_of(paths)], x0, w, axis_y)
-        self._key_trails(paths, (span, clock_name, "key"), rng, (x0, w), lane)
+        rng = self._axis(i, (clock_name,), [*rels.values(), *trail_keys_of(paths)], x0, w, axis_y)
         self._clock_line(rng, x0, w, body.top() + 4, axis_y)
         if gutter == GUTTER_W:
             rect = QRectF(body.left(), body.top(), GUTTER_W - 8, axis_y - body.top())
@@ -235,6 +249,7 @@ class KeyAxisLayouts:
             for e in entries
         ]
         self._timeline(i, items, lane, rng, x0, w)
+        self._key_trails(paths, (span, clock_name, "key"), rng, (x0, w), lane)  # its words clear of chips
 
     def _recent_keys(
         self, i: int, rels: list[float], laps: int, lane: QRectF, most_ns: int | None = None
@@ -268,12 +283,18 @@ class KeyAxisLayouts:
         for tid, run in paths:
             points = [QPointF(key_to_x(rel, rng, x0, w), bottom - (now - t) * per_ns) for t, rel in run]
             self.scene.trails.append(TrailLine(tid, clip, points, span, run, clock_name, key))
-        fm = font_metrics(self._fonts[PLAIN])
+        fm, bold = font_metrics(self._fonts[PLAIN]), font_metrics(self._fonts[BOLD])
         options = (f"↑ each {key} over the last {format_duration(span)}", f"↑ {format_duration(span)} ago")
-        words = next((o for o in options if fm.horizontalAdvance(o) + 8 <= 0.6 * w), options[-1])
-        width = fm.horizontalAdvance(words) + 8
-        rect = QRectF(x0 + w - width, lane.top(), width, LINE_H)
-        self.scene.text(rect, words, PLAIN, palette.GREY, ALIGN_RIGHT, palette.BACKGROUND)
+        # A chip stacked up to the lane's top keeps its place: the line gives way (the trails' tooltip
+        # still says how far back they reach).
+        chips = [r for c in self.scene.chips for r in (c.rect, *c.tag_rects(bold))]
+        for i, words in enumerate(options):
+            width = fm.horizontalAdvance(words) + 8
+            rect = QRectF(x0 + w - width, lane.top(), width, LINE_H)
+            last = i == len(options) - 1
+            if (width <= 0.6 * w or last) and not any(rect.intersects(r) for r in chips):
+                self.scene.text(rect, words, PLAIN, palette.GREY, ALIGN_RIGHT, palette.BACKGROUND)
+                break
 
     def _tallest_fitting(self, forms: Sequence[str], height: float) -> str:
         """The longest of ``forms`` (longest first) whose lines fit ``height``; "" if none does."""
@@ -302,7 +323,7 @@ class KeyAxisLayouts:
         far_tids = {e.tid for e in far}
         keys = [float(e.vruntime_ns - avg) for e in rq.entries]
         keys += [float(e.deadline_ns - avg) for e in rq.entries if e.tid not in far_tids]
-        rng = self._axis(i, "avg_vruntime (V)", [*keys, *trail_keys_of(paths)], x0, w, axis_y)
+        rng = self._axis(i, ("avg_vruntime (V)", "V"), [*keys, *trail_keys_of(paths)], x0, w, axis_y)
         lanes: dict[bool, list[TimelineItem]] = {True: [], False: []}
         for e in rq.entries:
             tags = [(next_tag(e, "earliest deadline: picked again"), palette.BLUE)] if e.picks_next else []

@@ -208,6 +208,17 @@ class RunqueuePanel(HoverTipsPanel):
                 if bounds is not None and not bounds.contains(ld.label_rect):  # pushed out of its section
                     ld.label_rect = None  # the ring says it; a new landing places a label again
             ld.to_rect = None if moved else now
+        # A label that followed its ring onto another chip (the chips restacked) looks for a free spot.
+        taken = self._taken()
+        self._place_labels(
+            [
+                ld
+                for ld in self.landings.values()
+                if ld.label_rect is not None
+                and ld.to_rect is not None
+                and any(ld.label_rect.intersects(t) for t in taken if t != ld.to_rect)
+            ]
+        )
 
     @guarded
     def resizeEvent(self, event: object) -> None:
@@ -299,11 +310,16 @@ class RunqueuePanel(HoverTipsPanel):
         paint_chip_body(p, chip, self._fonts)
         p.setOpacity(1.0)
 
+    def _taken(self) -> list[QRectF]:
+        """What a landing's label must not hide: every chip and its tags, the texts, the footers."""
+        fm = font_metrics(self._fonts[BOLD])
+        taken = [t for c in self.scene.chips for t in [c.rect, *c.tag_rects(fm)]]
+        return taken + [t[0] for t in self.scene.texts if t[1] != NO_TASK] + list(self.scene.footers.values())
+
     def _place_labels(self, landings: list[Landing]) -> None:
         """Put each new landing's label beside its ring, on the nearest spot that hides no chip or text."""
         fm = font_metrics(self._fonts[BOLD])
-        taken = [t for c in self.scene.chips for t in [c.rect, *c.tag_rects(fm)]]
-        taken += [t[0] for t in self.scene.texts if t[1] != NO_TASK] + list(self.scene.footers.values())
+        taken = self._taken()
         for ld in landings:
             if ld.to_rect is None or ld.section not in self.scene.section_rects:
                 continue
