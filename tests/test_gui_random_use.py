@@ -99,12 +99,13 @@ class Monkey:
                 b = rng.choice(buttons)
                 self.done.append(f"click {b.text()!r}")
                 b.click()
-        elif kind == "combo":
-            boxes = [c for c in _live(root, QComboBox) if c.count()]
+        elif kind in ("combo", "tab"):  # a combo box's item or a tab bar's tab
+            boxes = [c for c in _live(root, QComboBox if kind == "combo" else QTabBar) if c.count()]
             if boxes:
                 c = rng.choice(boxes)
                 i = rng.randrange(c.count())
-                self.done.append(f"choose {c.itemText(i)!r}")
+                text = c.itemText(i) if isinstance(c, QComboBox) else c.tabText(i)
+                self.done.append(f"{'choose' if kind == 'combo' else 'tab'} {text!r}")
                 c.setCurrentIndex(i)
         elif kind == "spin":
             boxes = [s for s in _live(root, QAbstractSpinBox) if isinstance(s, QSpinBox | QDoubleSpinBox)]
@@ -124,13 +125,6 @@ class Monkey:
                 self.done.append(f"slide to {value}")
                 s.setValue(value)
                 s.sliderReleased.emit()
-        elif kind == "tab":
-            bars = [t for t in _live(root, QTabBar) if t.count()]
-            if bars:
-                t = rng.choice(bars)
-                i = rng.randrange(t.count())
-                self.done.append(f"tab {t.tabText(i)!r}")
-                t.setCurrentIndex(i)
         else:
             edits = [e for e in _live(root, QLineEdit) if not e.isReadOnly()]
             if edits:
