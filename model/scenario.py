@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from model.scenario_sections import (
 )
 from model.sched import TUNABLES
 from model.snapshot import Value
-from model.toml_shape import ShapeError, check_shape
+from model.toml_shape import MAX_BARE_CHARS, ShapeError, check_shape
 
 __all__ = [
     "KeySpec",
@@ -56,6 +57,7 @@ SCENARIO_DIR = RESOURCES / "scenarios"
 MAX_THREADS = 256  # tasks after `count` expansion, with iperf's threads
 MAX_TASK_TABLES = 256
 MAX_SET_CHARS = 8192  # a --set value; the longest key, scenario.description, allows 4000 characters
+_WORD = re.compile(r"[A-Za-z_][\w-]*")  # letters first: no number, no TOML syntax
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,8 @@ def parse_set_value(key: str, raw: object) -> Any:
         raise ScenarioError(
             f"--set: {_key(key)} = a value of {len(raw):,} characters; at most {MAX_SET_CHARS:,}"
         )
+    if len(raw) > MAX_BARE_CHARS and _WORD.fullmatch(raw):
+        return raw  # a long word is never a TOML value: a string, as a short one is (below)
     text = f"v = {raw}"
     try:
         check_shape(text)

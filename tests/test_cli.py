@@ -123,6 +123,19 @@ def test_bad_input_is_one_line_and_exit_2(
     assert needle in err
 
 
+def test_a_long_word_is_a_string_as_a_short_one_is(capsys: pytest.CaptureFixture[str]) -> None:
+    # A 150-letter title was refused as "a bare word or number of 150 characters; at most 100 (allowed:
+    # a string of at most 200 characters)"; only the key's own limit refuses a word now.
+    title = "x" * 150
+    run = ["run", "cfs-yield-2007", "--duration", "0.01", "--set"]
+    assert main([*run, f"scenario.title={title}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["settings"]["scenario.title"] == title
+    assert main([*run, f"scenario.title={title * 2}"]) == 2
+    assert capsys.readouterr().err.strip().endswith("allowed: a string of at most 200 characters")
+    assert main([*run, f"machine.cpus={'1' * 150}"]) == 2
+    assert "a bare word or number of 150 characters" in capsys.readouterr().err  # a number stays refused
+
+
 def test_malformed_and_unknown_keys_in_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[machine\ncpus = 2\n")
