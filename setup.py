@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from setuptools import find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 COMPILE = os.environ.get("SCHEDLAB_COMPILE", "") not in ("", "0")
@@ -69,6 +70,24 @@ def native_extensions() -> list[object]:
     return extensions
 
 
+class InPlaceByRename(build_ext):
+    """``build_ext --inplace`` that puts each library beside its source by a rename, never by writing
+    over the old one where it lies: a schedlab already running maps that file, and a library rewritten
+    in place under a running process ends it (a segmentation fault) at its next call into the model."""
+
+    def copy_file(self, infile: str, outfile: str, *args: object, **kwargs: object) -> tuple[str, bool]:
+        if not self.inplace:
+            return super().copy_file(infile, outfile, *args, **kwargs)  # type: ignore[no-any-return]
+        partial = f"{outfile}.{os.getpid()}.partial"
+        try:
+            super().copy_file(infile, partial, *args, **kwargs)
+            os.replace(partial, outfile)
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
+        return outfile, True
+
+
 # resources/'s folders, each a package of data files (setuptools wants every folder it installs from
 # to be a package); resources/screenshots/ is the README's and stays out of the wheel.
 RESOURCE_DATA = {
@@ -85,6 +104,7 @@ if __name__ == "__main__":
         package_dir={"schedlab_resources": "resources"},
         package_data=RESOURCE_DATA,
         ext_modules=native_extensions(),
+        cmdclass={"build_ext": InPlaceByRename},
         setup_requires=NATIVE_BUILD_REQUIRES if COMPILE else [],
         # Separate build folders: a pure wheel never picks up compiled modules left by an earlier build.
         options={"build": {"build_base": "build/native" if COMPILE else "build/pure"}},

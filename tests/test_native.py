@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -190,6 +191,29 @@ def test_run_sh_compiles_the_modules_setup_py_compiles() -> None:
     ).stdout.split()  # fmt: skip
     assert done.stdout.split() == listed
     assert "model/simulation.py" in listed and not [p for p in listed if p.endswith("__init__.py")]
+
+
+def test_an_in_place_build_replaces_a_library_by_a_rename(tmp_path: Path) -> None:
+    # setuptools' copy wrote the new library over the old one where it lay: a running window, which
+    # maps it, died with a segmentation fault at its next call into the model (seen while a random-use
+    # run of the window was going on during a rebuild).
+    import mmap
+
+    from setuptools import Distribution
+
+    build_ext = runpy.run_path(str(ROOT / "setup.py"), run_name="x")["InPlaceByRename"]
+    new, lib = tmp_path / "new.so", tmp_path / "model.so"
+    new.write_bytes(b"new" * 1000)
+    lib.write_bytes(b"old" * 1000)
+    command = build_ext(Distribution())
+    command.inplace = True
+    with lib.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        assert command.copy_file(str(new), str(lib)) == (str(lib), True)
+        assert mapped[:3] == b"old", "the running process's pages were rewritten"
+    assert lib.read_bytes() == new.read_bytes() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "model.so",
+        "new.so",
+    ]
 
 
 def test_pure_moves_the_build_aside_and_back_unchanged(tmp_path: Path) -> None:
