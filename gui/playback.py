@@ -149,10 +149,9 @@ class Playback(QObject):
     def _record(self, scenario: Scenario) -> tuple[Rewinder, Instance]:
         """A new recording of ``scenario`` (raises ScenarioError) and its live run at t = 0."""
         seed = self.seed
-        first = self._build(scenario, seed)
         rewinder = Rewinder(lambda: self._build(scenario, seed))
-        live = Instance(first)
-        first.set_sample_ns(sample_ns_for(self.speed))
+        live = rewinder.fresh()  # past its events at t = 0, as every replay from the start is
+        live.sim.set_sample_ns(sample_ns_for(self.speed))
         return rewinder, live
 
     @property

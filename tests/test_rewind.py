@@ -302,6 +302,26 @@ def test_the_window_lands_past_two_seconds_of_nanoseconds(qtbot) -> None:
     pb.stop()
 
 
+def test_the_window_opens_on_the_instant_a_landing_at_the_start_shows(qtbot) -> None:
+    """The window's live run stood before its events at t = 0 (the CPU idle), a replay from the start
+    after them (a task running): going back to the start showed another picture than the window opened
+    on, and a setting applied before the first frame came before those events live, after them in a
+    replay."""
+    from gui.playback import Playback
+
+    pb = Playback(load_scenario("cfs-yield-2007"), use_timer=False)
+    opened = state(pb.simulation)
+    assert opened[2][0].curr_tid != 0, "a task runs at t = 0"
+    pb.advance_to(30 * MS)
+    pb.seek(0)
+    assert state(pb.simulation) == opened
+    assert pb.apply_live("sched.compat_yield", 1)
+    pb.advance_to(30 * MS)
+    pb.seek(10 * MS)
+    assert state(pb.simulation) == state(straight("cfs-yield-2007", [(0, "sched.compat_yield", 1)], 10 * MS))
+    pb.stop()
+
+
 def test_packed_records_come_back_equal_and_in_order() -> None:
     outcome = YieldOutcome("later_deadline", "", False, 120, -5, 3_000_000, 7, 2_800_000)
     records = [
