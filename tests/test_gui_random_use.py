@@ -217,8 +217,8 @@ def monkey_dialogs(monkeypatch, tmp_path: Path):
             for _ in range(3):  # its OK left alone: an accepted export would render for many seconds
                 current[0].poke(dialog, answers=False)
         if isinstance(dialog, CompareDialog) and dialog.result() == 0 and current[0].rng.random() < 0.5:
-            presets = [b for b in dialog.findChildren(QPushButton) if b.text() != "Compare"]
-            current[0].rng.choice(presets).click()  # picks the pair and accepts: a compare window opens
+            pairs = dialog.findChildren(QPushButton)  # the presets, and Compare (the example setting)
+            current[0].rng.choice(pairs).click()  # picks the pair and accepts: a compare window opens
         if dialog.isVisible():
             dialog.reject()
         return int(dialog.result())
@@ -235,7 +235,10 @@ def monkey_dialogs(monkeypatch, tmp_path: Path):
     return current, seen
 
 
-@pytest.mark.parametrize(("seed", "story"), [(1, "qdisc-fairness-2011"), (2, "yield-playground")])
+@pytest.mark.parametrize(
+    ("seed", "story"),
+    [(1, "qdisc-fairness-2011"), (2, "yield-playground"), (3, "cfs-yield-2007"), (4, "bfs-saturated-2009")],
+)
 def test_random_use_raises_nothing(qtbot, temp_settings, monkey_dialogs, seed: int, story: str) -> None:  # noqa: F811
     current, seen = monkey_dialogs
     monkey = Monkey(seed)
