@@ -37,7 +37,7 @@ from gui.draw.step_words import describe_step, latest_event_ns
 from gui.rewind import Instance, Rewinder
 from model.scenario import Scenario, ScenarioError
 from model.sched import POLICIES
-from model.simulation import LIVE_KEYS, SetTunable, Simulation
+from model.simulation import LIVE_KEYS, Simulation, live_command
 from model.snapshot import Snapshot
 from model.stops import NextRecord, StopRule
 
@@ -356,15 +356,13 @@ class Playback(QObject):
     def apply_live(self, key: str, value: Any) -> bool:
         """A live setting (``key in LIVE_KEYS``) at the current simulated instant; a snapshot with the
         new settings follows at once, playing or not."""
-        if key not in LIVE_KEYS:
-            self.error.emit(f"'{key}' is not a live setting; live settings: {', '.join(LIVE_KEYS)}")
-            return False
         try:
-            self.simulation.apply(SetTunable(key, value))
+            command = live_command(key, value)  # a key that is not live, or a value of the wrong kind
+            self.simulation.apply(command)
         except ScenarioError as exc:
             self.error.emit(str(exc))
             return False
-        self.rewinder.record(self.live, key, value)
+        self.rewinder.record(self.live, key, command.value)
         self.refresh()
         return True
 

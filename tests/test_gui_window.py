@@ -378,6 +378,10 @@ def test_bad_restart_value_is_a_dialog_and_the_run_goes_on(window: MainWindow, m
     assert window.controls.cpus_spin.value() == 1  # the controls show what really runs
     window.playback.apply_live("sched.policy", "o1")
     assert "not a live setting" in shown[-1]
+    # A value of the wrong kind is a dialog too (SetTunable raised a TypeError at a float).
+    assert not window.playback.apply_live("sched.compat_yield", 1.0)
+    assert shown[-1] == "sched.compat_yield = 1.0; allowed: 0, 1"
+    assert window.playback.simulation is sim and sim.now_ns == t
 
 
 def test_opening_a_malformed_scenario_shows_a_dialog(window: MainWindow, tmp_path: Path, monkeypatch) -> None:

@@ -209,16 +209,16 @@ class RunqueuePanel(HoverTipsPanel):
                     ld.label_rect = None  # the ring says it; a new landing places a label again
             ld.to_rect = None if moved else now
         # A label that followed its ring onto another chip (the chips restacked) looks for a free spot.
-        taken = self._taken()
-        self._place_labels(
-            [
-                ld
-                for ld in self.landings.values()
-                if ld.label_rect is not None
-                and ld.to_rect is not None
-                and any(ld.label_rect.intersects(t) for t in taken if t != ld.to_rect)
-            ]
-        )
+        labelled = [
+            (ld, ld.label_rect)
+            for ld in self.landings.values()
+            if ld.label_rect is not None and ld.to_rect is not None
+        ]
+        if labelled:  # most frames have none: nothing to gather
+            taken = self._taken()
+            self._place_labels(
+                [ld for ld, rect in labelled if any(rect.intersects(t) for t in taken if t != ld.to_rect)]
+            )
 
     @guarded
     def resizeEvent(self, event: object) -> None:
