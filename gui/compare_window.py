@@ -431,7 +431,7 @@ class CompareWindow(QMainWindow):
     def _apply_from_controls(self) -> None:
         key = self.key_box.currentText()
         try:
-            value = parse_set_value(key, self.value_edit.text().strip())  # as --set reads it
+            value = parse_set_value(key, self.value_edit.text().strip(), source="")  # as --set reads it
         except ScenarioError as exc:
             QMessageBox.warning(self, "schedlab could not do that", str(exc))
             return

@@ -141,13 +141,15 @@ SECTIONS: dict[str, type] = {
 }
 
 
-def parse_set_value(key: str, raw: object) -> Any:
-    """A ``--set`` value as TOML reads it (``2``, ``[0, 3]``, ``true``), or a bare word as a string."""
+def parse_set_value(key: str, raw: object, source: str = "--set: ") -> Any:
+    """A ``--set`` value as TOML reads it (``2``, ``[0, 3]``, ``true``), or a bare word as a string.
+
+    ``source`` starts a refusal: where the value was typed (the window's boxes pass ``""``)."""
     if not isinstance(raw, str):
         return raw
     if len(raw) > MAX_SET_CHARS:
         raise ScenarioError(
-            f"--set: {_key(key)} = a value of {len(raw):,} characters; at most {MAX_SET_CHARS:,}"
+            f"{source}{_key(key)} = a value of {len(raw):,} characters; at most {MAX_SET_CHARS:,}"
         )
     if len(raw) > MAX_BARE_CHARS and _WORD.fullmatch(raw):
         return raw  # a long word is never a TOML value: a string, as a short one is (below)
@@ -161,7 +163,7 @@ def parse_set_value(key: str, raw: object) -> Any:
         return raw  # a bare word: a string
     except ValueError:  # tomllib converts integers of up to 4300 digits only (the shape check stops 100)
         problem = "a number of too many digits"
-    raise ScenarioError(f"--set: {_key(key)} = {shown(raw)}: {problem}{_allowed_for(key)}")
+    raise ScenarioError(f"{source}{_key(key)} = {shown(raw)}: {problem}{_allowed_for(key)}")
 
 
 def _key(key: str) -> str:

@@ -185,6 +185,10 @@ def test_the_live_setting_offers_what_means_something_here_and_starts_from_its_v
     window.value_edit.setText("0.5")
     window._apply_from_controls()
     assert said == ["qdisc.weight_p = 0.5; allowed: 1..100000"]
+    # A value TOML cannot read is named as typed here, not as the command line's --set.
+    window.value_edit.setText("1" * 200)
+    window._apply_from_controls()
+    assert len(said) == 2 and said[1].startswith("qdisc.weight_p = '1111") and "--set" not in said[1]
     assert {s.settings["qdisc.weight_p"] for s in window.snapshots} == {8}
     window2 = CompareWindow(load_scenario("cfs-yield-2007"), PRESETS["compat-yield"].sides, use_timer=False)
     qtbot.addWidget(window2)
