@@ -50,7 +50,7 @@ from gui.draw.lane_measure import Interval
 from gui.draw.series import PLOT_SPECS, moving_block, sample_ns_for, window_ns_for
 from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.cpu_lanes import CpuLanesPanel
-from gui.panels.time_controls import show_limited
+from gui.panels.time_controls import format_sim_time, show_limited
 from gui.playback import MAX_FRAME_SIM_NS, SPEED_PRESETS, next_budget_ns
 from model.compare import Difference, Lockstep, Side, differences
 from model.metrics import DEQUEUE_SHARES, KERNEL_ROLES, bandwidth_mbps, jain_rows, share
@@ -254,7 +254,7 @@ class CompareWindow(QMainWindow):
         self._frames += 1
         if dt_ns == 0 or self._frames % HEADLINE_EVERY_FRAMES == 0:
             self.numbers.setText(self.headline_text())
-        self.time_label.setText(f"t = {self.lockstep.now_ns / 1e9:.6f} s")
+        self.time_label.setText(f"t = {format_sim_time(self.lockstep.now_ns)}")  # as the main window
         show_limited(self.time_label, self.limited)
         return self.snapshots
 

@@ -11,6 +11,7 @@ from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
 from gui.compare_dialog import CompareDialog, applicable_presets, open_compare
 from gui.compare_window import CompareWindow
+from gui.panels.time_controls import format_sim_time
 from model.compare import Lockstep, differences
 from model.presets import PRESETS
 from model.scenario import load_scenario
@@ -26,6 +27,7 @@ def test_sides_advance_together_and_the_numbers_are_the_command_lines(qtbot) -> 
     for _ in range(60):
         snaps = window.advance(FRAME_NS)
     assert len({s.t_ns for s in snaps}) == 1 and snaps[0].t_ns == 60 * FRAME_NS
+    assert window.time_label.text() == f"t = {format_sim_time(60 * FRAME_NS)}"  # the main window's clock
     headless = Lockstep(scenario, sides)
     headless.advance(60 * FRAME_NS)
     expected = differences(headless.summaries(), ["A", "B"])
