@@ -701,6 +701,10 @@ def test_eevdf_lanes_and_tags_are_the_views_own(rq_panel: RunqueuePanel) -> None
     rq_panel.render(dataclasses.replace(snap, runqueues=(EevdfView(0, entries, 600_000, 800_000),)))
     tags = {c.tid: [t for t, _ in c.tags] for c in rq_panel.scene.chips}
     assert tags == {1: [], 2: [], 3: ["runs next"]}
+    # The tag is no task's colour: a blue "runs next" beside task 3 read as task 1's (blue).
+    (tag_color,) = [color for c in rq_panel.scene.chips for _, color in c.tags]
+    assert tag_color.name() not in {palette.task_color(c.tid).name() for c in rq_panel.scene.chips}
+    assert tag_color.name() not in {color.name() for color in palette.TASK_COLORS}
     rects = rq_panel.scene.rects
     assert rects[(0, 1)].top() > rects[(0, 2)].bottom()  # the running entry sits in the ineligible lane
 

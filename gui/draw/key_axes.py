@@ -240,7 +240,7 @@ class KeyAxisLayouts:
         tags: dict[int, list[tuple[str, QColor]]] = {e.tid: [] for e in entries}
         for e in entries:
             if e.picks_next:
-                tags[e.tid].append((next_tag(e, "leftmost: picked again"), palette.BLUE))
+                tags[e.tid].append((next_tag(e, "leftmost: picked again"), palette.NEXT_TAG))
         if len(entries) > 1:
             rightmost = max(entries, key=lambda e: rels[e.tid])
             tags[rightmost.tid].append(("rightmost", palette.VERMILLION))
@@ -326,7 +326,8 @@ class KeyAxisLayouts:
         rng = self._axis(i, ("avg_vruntime (V)", "V"), [*keys, *trail_keys_of(paths)], x0, w, axis_y)
         lanes: dict[bool, list[TimelineItem]] = {True: [], False: []}
         for e in rq.entries:
-            tags = [(next_tag(e, "earliest deadline: picked again"), palette.BLUE)] if e.picks_next else []
+            next_words = next_tag(e, "earliest deadline: picked again")
+            tags = [(next_words, palette.NEXT_TAG)] if e.picks_next else []
             detail = "" if compact else f"lag {signed_duration(e.lag_ns)}"
             start, end = float(e.vruntime_ns - avg), float(e.deadline_ns - avg)
             lanes[e.eligible].append(

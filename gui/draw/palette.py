@@ -31,6 +31,9 @@ BACKGROUND = QColor("#FFFFFF")
 TEXT = QColor("#222222")
 
 TASK_COLORS = (BLUE, ORANGE, BLUISH_GREEN, REDDISH_PURPLE, SKY_BLUE, VERMILLION, YELLOW)
+# The run-queue views' "runs next" tag: a neutral, since each Okabe–Ito colour names a task (a blue tag
+# beside the second task's chip read as the first task's, which is blue in every story).
+NEXT_TAG = TEXT
 TASK_PATTERNS = (
     Qt.BrushStyle.SolidPattern,
     Qt.BrushStyle.BDiagPattern,

@@ -122,7 +122,7 @@ class SceneBuilder(KeyAxisLayouts):
                 continue
             entries: Sequence[RunqueueEntry] = rq.entries
             for n, e in enumerate(entries):
-                tags = [("next", palette.BLUE)] if e.picks_next else []
+                tags = [("next", palette.NEXT_TAG)] if e.picks_next else []
                 chip = self._chip(i, e, x, y + (row_h - 2 - CHIP_H[True]) / 2, True, "", tags)
                 if chip.footprint(fm).right() > row.right():
                     self.scene.chips.pop()
@@ -209,10 +209,10 @@ class SceneBuilder(KeyAxisLayouts):
             tag = next_tag(e) + (" (after the swap)" if e.array == "expired" and not e.running else "")
             detail = f"nice {self._nice.get(e.tid, 0)} · {o1_slice_words(e, tick_ns)}"
             chip = self._chip(
-                i, e, x, r.top(), compact, detail, [(tag, palette.BLUE)] if e.picks_next else []
+                i, e, x, r.top(), compact, detail, [(tag, palette.NEXT_TAG)] if e.picks_next else []
             )
             if chip.footprint(fm).right() > r.right():  # crowded: name only, short tag
-                chip.detail, chip.tags = "", [("next", palette.BLUE)] if chip.tags else []
+                chip.detail, chip.tags = "", [("next", palette.NEXT_TAG)] if chip.tags else []
                 chip.rect.setWidth(fm.horizontalAdvance(chip.title) + 18)
             if chip.footprint(fm).right() > r.right():  # the row's order still says it
                 chip.tags = []
@@ -266,7 +266,7 @@ class SceneBuilder(KeyAxisLayouts):
 
     def _bfs_row(self, i: int, rq: BfsView, e: BfsEntry, r: QRectF, chip_w: float) -> None:
         tags = [("expired deadline", palette.VERMILLION)] if e.deadline_passed else []
-        tags += [(next_tag(e), palette.BLUE)] if e.picks_next else []
+        tags += [(next_tag(e), palette.NEXT_TAG)] if e.picks_next else []
         chip = self._chip(i, e, r.left(), r.top(), True, "", tags)
         chip.rect.setWidth(chip_w)
         fm, bold = font_metrics(self._fonts[PLAIN]), font_metrics(self._fonts[BOLD])
