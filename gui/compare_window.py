@@ -207,6 +207,11 @@ class CompareWindow(QMainWindow):
         apply = QPushButton("Apply")
         apply.clicked.connect(self._apply_from_controls)
         row.addWidget(apply)
+        if not self.key_box.count():  # O(1) on every side of a story without a qdisc: nothing is live
+            for widget in (self.key_box, self.value_edit, self.target_box, apply):
+                widget.setEnabled(False)
+            self.value_edit.setPlaceholderText("none here")
+            self.key_box.setToolTip("No setting that takes effect now means something in these runs")
         return row
 
     # ---- the clock --------------------------------------------------------------------------
@@ -438,7 +443,10 @@ class CompareWindow(QMainWindow):
         self.apply(key, value, self.target_box.currentData())
 
     def _show_value(self, key: str) -> None:
-        """The chosen setting's value on side A, to edit, and what it may be."""
+        """The chosen setting's value on side A, to edit, and what it may be (nothing: none offered)."""
+        if not key:
+            self.value_edit.clear()
+            return
         self.value_edit.setText(str(self.lockstep.sims[0].settings().get(key, "")))
         self.value_edit.setToolTip(f"{key}: {live_allowed(key)}")
 

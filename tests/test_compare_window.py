@@ -12,7 +12,7 @@ from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 from gui.compare_dialog import CompareDialog, applicable_presets, open_compare
 from gui.compare_window import CompareWindow
 from gui.panels.time_controls import format_sim_time
-from model.compare import Lockstep, differences
+from model.compare import Lockstep, Side, differences
 from model.presets import PRESETS
 from model.scenario import load_scenario
 
@@ -196,6 +196,21 @@ def test_the_live_setting_offers_what_means_something_here_and_starts_from_its_v
     qtbot.addWidget(window2)
     keys2 = [window2.key_box.itemText(i) for i in range(window2.key_box.count())]
     assert keys2 == ["sched.compat_yield"]  # no qdisc here, and CFS 2.6.23 has this one tunable
+
+
+def test_runs_with_no_live_setting_open_with_the_live_row_off(qtbot) -> None:
+    # O(1) on both sides of the 2007 story: no qdisc and no tunable, so nothing to offer; the window
+    # failed to open (KeyError: '' from the empty key box's tooltip), found by random use.
+    sides = [
+        Side("A", (("sched.policy", "o1"),)),
+        Side("B", (("sched.policy", "o1"), ("iperf.thread_rest", "fixed"))),
+    ]
+    window = CompareWindow(load_scenario("cfs-yield-2007"), sides, use_timer=False)
+    qtbot.addWidget(window)
+    assert window.key_box.count() == 0 and not window.key_box.isEnabled()
+    assert not window.value_edit.isEnabled() and window.value_edit.text() == ""
+    window.advance(FRAME_NS)  # and it runs
+    assert window.lockstep.now_ns == FRAME_NS
 
 
 def test_an_interval_or_a_task_chosen_on_one_side_is_chosen_on_every_side(qtbot) -> None:
