@@ -414,6 +414,31 @@ def test_a_headline_short_of_room_takes_short_labels_before_a_second_row(shown) 
     assert "fairness (Jain)" in labels_drawn(), "with room, the full label"
 
 
+def test_a_headline_takes_short_labels_before_its_numbers_shrink_to_the_smallest(shown) -> None:
+    # Large text at 1280x720, the 2009 story's five tiles: the long thread labels ("iperf-reporter CPU")
+    # set the width, and every number shrank to the smallest size to hold them, the bandwidth's too.
+    theme.set_theme(theme.make_theme("large", 1.0))
+    panel = HeadlinePanel()
+    panel.tiles = [
+        Tile("bandwidth", "418.7 Mbit/s", short="Mbit/s", short_number="418.7"),
+        Tile("hardirq", "94%", palette.BLACK),
+        Tile("softirq", "4%", palette.GREY),
+        Tile("iperf-reporter CPU", "0%", palette.BLUE, short="iperf-reporter"),
+        Tile("iperf-server CPU", "1%", palette.ORANGE, short="iperf-server"),
+    ]
+    panel.caption = "mean"
+    at = QFont()
+    at.setPointSizeF(headline.SHORT_LABELS_FROM_PT)
+    at.setBold(True)
+    short = [panel._tile_width(t, at, headline.TIGHT_INSET, short=True) for t in panel.tiles]
+    room = sum(short) + headline.TIGHT_GAP * (len(short) + 1) + 2
+    panel.resize(round(room * theme.current().font_factor), 100)
+    panel.resizeEvent(None)
+    flow = panel._rows(panel.lw())
+    assert len(flow.rows) == 1 and flow.short
+    assert flow.big.pointSizeF() == headline.SHORT_LABELS_FROM_PT  # not MIN_NUMBER_PT
+
+
 def test_a_caption_too_long_for_two_lines_beside_the_tiles_takes_a_third_there(shown) -> None:
     # Large text at 1366x768 with eight CPUs: "mean since the start (the last 304 ms)" needed three lines
     # in the room beside the 2007 tiles, went under them, and left the bandwidth graph 136 px high.

@@ -637,6 +637,34 @@ def test_the_headline_gives_bandwidth_four_figures(qtbot) -> None:
         assert re.fullmatch(pattern, bandwidth), (story, bandwidth)
 
 
+def test_the_headline_shows_the_interrupts_share_where_it_is_the_story(qtbot) -> None:
+    # 2009: the server thread's tile read "1%" with nothing saying where the CPU went (the NIC's
+    # interrupt). The interrupts' tiles are run --json's shares; a story where they take little has none.
+    panel = HeadlinePanel()
+    qtbot.addWidget(panel)
+    shown = {}
+    for story in ("bfs-saturated-2009", "cfs-yield-2007", "yield-playground"):
+        sim = Simulation(load_scenario(story), sample_ns=1_000_000)
+        panel.show_snapshot(sim.advance(500_000_000))
+        shown[story] = {t.label: t.number for t in panel.tiles}
+        cpu = sim.summary()["cpus"][0]
+        if story == "bfs-saturated-2009":
+            assert shown[story]["hardirq"] == f"{100 * cpu['hardirq']:.0f}%"
+            assert shown[story]["softirq"] == f"{100 * cpu['softirq']:.0f}%"
+            assert cpu["hardirq"] > 0.5  # the interrupt, not a thread, takes the CPU
+        else:
+            assert cpu["hardirq"] + cpu["softirq"] < 0.1
+    assert "hardirq" in shown["bfs-saturated-2009"]
+    assert "hardirq" not in shown["cfs-yield-2007"] and "softirq" not in shown["yield-playground"]
+    # On several CPUs, in the threads' unit (a share of one CPU): every CPU's interrupt time together.
+    sim = Simulation(
+        load_scenario("bfs-saturated-2009").with_overrides({"machine.cpus": 4}), sample_ns=1_000_000
+    )
+    panel.show_snapshot(sim.advance(500_000_000))
+    (hard,) = [t.number for t in panel.tiles if t.label == "hardirq"]
+    assert hard == f"{100 * sum(c['hardirq'] for c in sim.summary()['cpus']):.0f}%" and int(hard[:-1]) > 50
+
+
 def test_a_cpu_box_s_tip_says_where_it_dequeued_and_why_its_runs_ended() -> None:
     # Hovering cpu1 in the 3.0 story says why it dequeues so little: its runs end when a ring stops.
     from gui.draw.qdisc_tips import cpu_tip

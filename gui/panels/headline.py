@@ -1,5 +1,6 @@
-"""The story's key numbers, large: bandwidth, each thread's CPU share, Jain's fairness index and the
-share of dequeues per CPU, each the mean since the last live change (or since the start).
+"""The story's key numbers, large: bandwidth, each thread's CPU share (and the interrupts' where they
+take a notable part), Jain's fairness index and the share of dequeues per CPU, each the mean since
+the last live change (or since the start).
 
 The figures are ``model.metrics.interval_figures`` of the interval from the snapshot's anchor row (the
 counters when a setting last changed) to its last sampled row: the same arithmetic as the graphs'
@@ -25,8 +26,10 @@ from model.metrics import IntervalFigures, interval_figures
 from model.snapshot import Snapshot
 
 LABEL_PT, NUMBER_PT, MIN_NUMBER_PT, CAPTION_PT = 10, 22, 12, 10
+SHORT_LABELS_FROM_PT = 18  # the big numbers' size below which the tiles take their short labels first
 COMPACT_NUMBER_PT = 10  # the big numbers' floor in compact tiles (a stage short of room asks for them)
 MAX_THREAD_TILES = 6
+INTERRUPT_TILES_FROM = 0.10  # hardirq + softirq, as a share of one CPU, from which they get tiles
 PAD = 8
 INSET, TIGHT_INSET, TIGHT_GAP = 14.0, 10.0, 4.0  # a tile's room beside its words; tight: many tiles
 CAPTION_WRAP = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
@@ -84,7 +87,8 @@ def _room(tiles: list[Tile]) -> list[tuple[str, str, str, str]]:
 
 def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
     """The tiles a story's snapshot calls for: dequeue fairness first where there is a qdisc, then
-    bandwidth where there is traffic, then the threads' CPU shares (one per task name)."""
+    bandwidth where there is traffic, then the interrupts' and the threads' CPU shares (one per task
+    name)."""
     out: list[Tile] = []
     if figures.fairness_jain is not None:
         out.append(
@@ -113,6 +117,7 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
         number = f"{mbps:.1f}" if mbps < 999.95 else f"{mbps:.0f}"
         out.append(Tile("bandwidth", f"{number} Mbit/s", short="Mbit/s", short_number=number))
     if figures.fairness_jain is None:
+        out += interrupt_tiles(figures)
         seen: dict[str, tuple[float, int]] = {}
         for task, task_share in zip(snapshot.tasks, figures.task_share, strict=True):
             if task.name not in seen:
@@ -125,9 +130,34 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
                     palette.task_color(tid),
                     palette.task_pattern(tid),
                     "share of one CPU",
+                    short=name,  # the swatch and the "%" say the rest
                 )
             )
     return out
+
+
+def interrupt_tiles(figures: IntervalFigures) -> list[Tile]:
+    """Hard and soft interrupts' shares of the CPU time, where they take a notable part of it
+    (``INTERRUPT_TILES_FROM``): the 2009 story's point is that the NIC's interrupt leaves its server
+    thread almost nothing, which the threads' tiles alone ("iperf-server CPU 1%") do not say."""
+    # In the threads' unit, a share of one CPU: every CPU's interrupt time together (top's Irix mode).
+    hard, soft = sum(figures.cpu_hardirq), sum(figures.cpu_softirq)
+    if hard + soft < INTERRUPT_TILES_FROM:
+        return []
+    where = "" if len(figures.cpu_hardirq) == 1 else " (every CPU's together)"
+    return [
+        Tile(
+            state,
+            f"{100 * value:.0f}%",
+            palette.STATE_COLORS[state],
+            palette.STATE_PATTERNS[state],
+            f"{words}: share of one CPU{where}",
+        )
+        for state, value, words in (
+            ("hardirq", hard, "hard interrupts"),
+            ("softirq", soft, "softirqs (NET_RX, NET_TX, …)"),
+        )
+    ]
 
 
 def caption_for(snapshot: Snapshot, figures: IntervalFigures) -> str:
@@ -304,7 +334,8 @@ class HeadlinePanel(SnapshotPanel):
         return self._flow_cache[1]
 
     def _flow_tiles(self, width: float, compact: bool = False) -> Flow:
-        """Big numbers shrink (to ``MIN_NUMBER_PT``), then the tiles draw closer together, then (where
+        """Big numbers shrink (to ``SHORT_LABELS_FROM_PT``), then at each smaller size (to
+        ``MIN_NUMBER_PT``) the tiles first draw closer together and take their short labels, then (where
         the window asked for ``compact`` tiles) take their compact labels and smaller numbers, before a
         tile moves to another row. A tile is as wide as its label and the widest number of its kind
         (``number_room``), so the rows hold still as numbers change."""
@@ -315,10 +346,14 @@ class HeadlinePanel(SnapshotPanel):
             widths = [self._tile_width(t, big) for t in self.tiles]
             if sum(widths) + PAD * (len(widths) + 1) <= width:
                 return self._flow(widths, big, PAD, width)
-        for short in (False, True):  # closer together, then with their short labels
-            tight = [self._tile_width(t, big, TIGHT_INSET, short) for t in self.tiles]
-            if sum(tight) + TIGHT_GAP * (len(tight) + 1) <= width:
-                return self._flow(tight, big, TIGHT_GAP, width, short)
+            if pt > SHORT_LABELS_FROM_PT:
+                continue
+            # The numbers are what a class reads from the back: below this size the tiles draw closer,
+            # then take their short labels, before the numbers shrink further.
+            for short in (False, True):
+                tight = [self._tile_width(t, big, TIGHT_INSET, short) for t in self.tiles]
+                if sum(tight) + TIGHT_GAP * (len(tight) + 1) <= width:
+                    return self._flow(tight, big, TIGHT_GAP, width, short)
         for pt in range(MIN_NUMBER_PT, COMPACT_NUMBER_PT - 1, -1) if compact else ():
             small = _font(pt, bold=True)
             tight = [self._tile_width(t, small, TIGHT_INSET, True, True) for t in self.tiles]
