@@ -145,6 +145,18 @@ def share(part_ns: Num, interval_ns: Num) -> Num:
     return part_ns / interval_ns
 
 
+# Hard and soft interrupts together, as a share of one CPU, from which a headline shows them.
+INTERRUPTS_NOTABLE = 0.10
+
+
+def interrupt_shares(hardirq: Sequence[float], softirq: Sequence[float]) -> tuple[float, float] | None:
+    """Every CPU's hard and soft interrupt shares (0..1 per CPU) added up: a share of one CPU, the
+    unit of a thread's share (top's Irix mode); None where together they stay under
+    ``INTERRUPTS_NOTABLE`` (a story in which interrupts take next to nothing)."""
+    hard, soft = float(sum(hardirq)), float(sum(softirq))
+    return (hard, soft) if hard + soft >= INTERRUPTS_NOTABLE else None
+
+
 def rate_per_s(count: Num, interval_ns: Num) -> Num:
     """Events per second over an interval (yields, context switches)."""
     return count / seconds(interval_ns)

@@ -118,3 +118,15 @@ def test_the_csv_is_interval_table_printed_as_before(name: str, seconds: float) 
     assert written[0] == header
     assert written[1:] == rows
     assert len(rows) == round(seconds * 10)
+
+
+def test_interrupt_shares_add_up_every_cpu_and_only_where_they_matter() -> None:
+    from model.metrics import INTERRUPTS_NOTABLE, interrupt_shares
+
+    # A share of one CPU, as a thread's: two CPUs each half in hard interrupts make one whole CPU.
+    assert interrupt_shares([0.5, 0.5], [0.05, 0.0]) == (1.0, 0.05)
+    assert interrupt_shares([0.94], [0.04]) == (0.94, 0.04)
+    below = INTERRUPTS_NOTABLE / 2
+    assert interrupt_shares([below * 0.9], [below]) is None  # together under the line: none
+    assert interrupt_shares([below], [below]) is not None
+    assert interrupt_shares([], []) is None

@@ -22,14 +22,13 @@ from gui.draw.handler_guard import guarded
 from gui.draw.series import toggle_label
 from gui.draw.static_text import font_metrics
 from gui.panels.base import SnapshotPanel
-from model.metrics import IntervalFigures, interval_figures
+from model.metrics import IntervalFigures, interrupt_shares, interval_figures
 from model.snapshot import Snapshot
 
 LABEL_PT, NUMBER_PT, MIN_NUMBER_PT, CAPTION_PT = 10, 22, 12, 10
 SHORT_LABELS_FROM_PT = 18  # the big numbers' size below which the tiles take their short labels first
 COMPACT_NUMBER_PT = 10  # the big numbers' floor in compact tiles (a stage short of room asks for them)
 MAX_THREAD_TILES = 6
-INTERRUPT_TILES_FROM = 0.10  # hardirq + softirq, as a share of one CPU, from which they get tiles
 PAD = 8
 INSET, TIGHT_INSET, TIGHT_GAP = 14.0, 10.0, 4.0  # a tile's room beside its words; tight: many tiles
 CAPTION_WRAP = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
@@ -137,13 +136,13 @@ def tiles_for(snapshot: Snapshot, figures: IntervalFigures) -> list[Tile]:
 
 
 def interrupt_tiles(figures: IntervalFigures) -> list[Tile]:
-    """Hard and soft interrupts' shares of the CPU time, where they take a notable part of it
-    (``INTERRUPT_TILES_FROM``): the 2009 story's point is that the NIC's interrupt leaves its server
+    """Hard and soft interrupts' shares of one CPU, where they take a notable part of it
+    (``model.metrics.interrupt_shares``): the 2009 story's point is that the NIC's interrupt leaves its server
     thread almost nothing, which the threads' tiles alone ("iperf-server CPU 1%") do not say."""
-    # In the threads' unit, a share of one CPU: every CPU's interrupt time together (top's Irix mode).
-    hard, soft = sum(figures.cpu_hardirq), sum(figures.cpu_softirq)
-    if hard + soft < INTERRUPT_TILES_FROM:
+    shares = interrupt_shares(figures.cpu_hardirq, figures.cpu_softirq)
+    if shares is None:
         return []
+    hard, soft = shares
     where = "" if len(figures.cpu_hardirq) == 1 else " (every CPU's together)"
     return [
         Tile(
