@@ -174,7 +174,9 @@ def shown(value: object, depth: int = 0) -> str:
         if len(value) <= SHOWN_CHARS:
             return repr(value)
         return f"{repr(value[:SHOWN_CHARS])[:-1]}…' ({len(value):,} characters)"
-    if isinstance(value, bool) or not isinstance(value, int | list | tuple | dict):
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as it was typed: --set and scenario files are TOML
+    if not isinstance(value, int | list | tuple | dict):
         return _cut(repr(value))
     if isinstance(value, int):
         if value.bit_length() > 10_000:

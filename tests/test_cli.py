@@ -136,6 +136,16 @@ def test_a_long_word_is_a_string_as_a_short_one_is(capsys: pytest.CaptureFixture
     assert "a bare word or number of 150 characters" in capsys.readouterr().err  # a number stays refused
 
 
+def test_a_refused_true_or_false_reads_as_it_was_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    # "--set machine.cpus=true" was refused as "machine.cpus = True" (Python's spelling, not TOML's).
+    run = ["run", "cfs-yield-2007", "--duration", "0.01", "--set"]
+    assert main([*run, "machine.cpus=true"]) == 2
+    assert "machine.cpus = true is not allowed" in capsys.readouterr().err
+    assert main([*run, "net.irq_cpus=[false]"]) == 2
+    err = capsys.readouterr().err
+    assert "[false]" in err and "False" not in err
+
+
 def test_malformed_and_unknown_keys_in_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("[machine\ncpus = 2\n")
