@@ -18,6 +18,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from model.cli.outputs import open_atomic
+from model.keyspec import shown, shown_path
 from model.scenario import ScenarioError
 
 # Okabe & Ito (2008), "Color Universal Design": blue, vermillion, bluish green, reddish purple, ...
@@ -62,13 +63,16 @@ class Figure:
 def check_figure_path(path: Path, option: str) -> None:
     """Refuse, before any run, a figure format this writer cannot make."""
     if path.suffix.lower() not in FIGURE_FORMATS:
-        raise ScenarioError(f"{option} {path}: unknown format '{path.suffix}'; allowed: .svg, .png")
+        raise ScenarioError(
+            f"{option} {shown_path(path)}: unknown format {shown(path.suffix)}; allowed: .svg, .png"
+        )
     if path.suffix.lower() == ".png":
         try:
             import cairosvg  # noqa: F401
         except (ImportError, OSError):
             raise ScenarioError(
-                f"{option} {path}: PNG needs CairoSVG (pip install 'schedlab[png]'); or write .svg"
+                f"{option} {shown_path(path)}: PNG needs CairoSVG (pip install 'schedlab[png]');"
+                " or write .svg"
             ) from None
 
 
