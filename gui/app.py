@@ -26,6 +26,7 @@ from typing import Any
 from model import resource_root
 from model.cli import EXIT_INTERRUPTED
 from model.cli import main as cli_main
+from model.cli.outputs import option_what
 from model.cli.runs import build_scenario, checked_seed, input_files
 from model.keyspec import shown
 from model.scenario import Scenario, ScenarioError, option_value
@@ -158,7 +159,7 @@ def run_export(args: argparse.Namespace) -> int:
     _ensure_platform(headless=True)
     from gui.export import check_path
 
-    what = f"--out {args.out}"
+    what = option_what("--out", args.out)
     out = check_path(args.out, what=what, inputs=input_files(args.scenario))  # before the run
     if args.panel not in EXPORT_PANELS:
         raise ScenarioError(f"--panel {args.panel!r}: allowed: {', '.join(EXPORT_PANELS)}")

@@ -146,11 +146,17 @@ def test_a_refused_true_or_false_reads_as_it_was_typed(capsys: pytest.CaptureFix
     assert "[false]" in err and "False" not in err
 
 
-def test_a_figure_path_is_quoted_as_every_other_path(capsys: pytest.CaptureFixture[str]) -> None:
-    # "--plot x y.gif: unknown format '.gif'" left a name with a space (or a quote) ambiguous.
+def test_an_output_name_a_bare_word_would_blur_is_quoted(capsys: pytest.CaptureFixture[str]) -> None:
+    # "--plot x y.gif: unknown format '.gif'" left where the name ends to the reader; a plain name
+    # stays as typed ("--out x.gif").
     args = ["sweep", "cfs-yield-2007", "--vary", "sched.policy=o1,bfs", "--metric", "bandwidth_mbps"]
     assert main([*args, "--plot", "x y.gif"]) == 2
     assert "--plot 'x y.gif': unknown format '.gif'; allowed: .svg, .png" in capsys.readouterr().err
+    assert main([*args, "--plot", "x.gif"]) == 2
+    assert "--plot x.gif: unknown format '.gif'" in capsys.readouterr().err
+    run = ["run", "cfs-yield-2007", "--duration", "0.01"]
+    assert main([*run, "--csv", "no such folder/a b.csv"]) == 2
+    assert "--csv 'no such folder/a b.csv': " in capsys.readouterr().err
 
 
 def test_malformed_and_unknown_keys_in_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from model.cli.outputs import open_atomic
-from model.keyspec import shown, shown_path
+from model.cli.outputs import open_atomic, option_what
+from model.keyspec import shown
 from model.scenario import ScenarioError
 
 # Okabe & Ito (2008), "Color Universal Design": blue, vermillion, bluish green, reddish purple, ...
@@ -64,14 +64,14 @@ def check_figure_path(path: Path, option: str) -> None:
     """Refuse, before any run, a figure format this writer cannot make."""
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise ScenarioError(
-            f"{option} {shown_path(path)}: unknown format {shown(path.suffix)}; allowed: .svg, .png"
+            f"{option_what(option, str(path))}: unknown format {shown(path.suffix)}; allowed: .svg, .png"
         )
     if path.suffix.lower() == ".png":
         try:
             import cairosvg  # noqa: F401
         except (ImportError, OSError):
             raise ScenarioError(
-                f"{option} {shown_path(path)}: PNG needs CairoSVG (pip install 'schedlab[png]');"
+                f"{option_what(option, str(path))}: PNG needs CairoSVG (pip install 'schedlab[png]');"
                 " or write .svg"
             ) from None
 

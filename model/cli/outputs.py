@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from model.keyspec import ScenarioError, shown, shown_path
+from model.keyspec import SHOWN_PATH_CHARS, ScenarioError, shown, shown_path
 
 PARTIAL_SUFFIX = ".partial"
 
@@ -34,8 +34,14 @@ class OutputError(ScenarioError):
 
 
 def option_what(option: str, value: str) -> str:
-    """How a message names an output option as typed: ``--csv out.csv``, or ``--csv ''`` if empty."""
-    return f"{option} {value}" if value else f"{option} ''"
+    """How a message names an output option as typed: ``--csv out.csv``; quoted where a bare name would
+    be ambiguous or unreadable (``--csv ''``, ``--out 'x y.png'``, control characters escaped)."""
+    plain = value.isprintable() and not any(c.isspace() or c in "'\"" for c in value)
+    return (
+        f"{option} {value}"
+        if value and plain and len(value) <= SHOWN_PATH_CHARS
+        else f"{option} {shown_path(value)}"
+    )
 
 
 def check_output(
