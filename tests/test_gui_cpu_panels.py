@@ -277,6 +277,13 @@ def test_prio_rows_stack_levels_and_words() -> None:
         rs.bfs_words(bfs, 38)
         == "deadline 41 (now +3 jiffies) · running on cpu 1, slice 3 ms left · cpu 0 only"
     )
+    # A row short of room leaves whole clauses out, the deadline's words last.
+    assert rs.bfs_wordings(bfs, 38)[1:] == [
+        "deadline 41 (now +3 jiffies) · slice 3 ms left · cpu 0 only",
+        "deadline 41 (now +3 jiffies) · slice 3 ms left",
+        "deadline 41 (now +3 jiffies)",
+        "deadline 41",
+    ]
 
 
 def test_a_label_above_its_ring_keeps_its_leader_line_off_other_boxes() -> None:

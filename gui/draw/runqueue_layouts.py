@@ -27,7 +27,7 @@ from gui.draw.runqueue_scene import (
     PLAIN,
     TITLE,
     Scene,
-    bfs_words,
+    bfs_wordings,
     fit_chip,
     headline,
     next_tag,
@@ -272,7 +272,9 @@ class SceneBuilder(KeyAxisLayouts):
         fm, bold = font_metrics(self._fonts[PLAIN]), font_metrics(self._fonts[BOLD])
         tags_w = sum(bold.horizontalAdvance(tag) + 14 for tag, _ in tags) + (10 if tags else 0)
         room = int(r.right() - chip.rect.right() - 12 - tags_w)  # the tags keep their place on the row
-        words = fm.elidedText(bfs_words(e, rq.jiffies), Qt.TextElideMode.ElideRight, room)
+        wordings = bfs_wordings(e, rq.jiffies)
+        fits = [w for w in wordings if fm.horizontalAdvance(w) <= room]
+        words = fits[0] if fits else fm.elidedText(wordings[-1], Qt.TextElideMode.ElideRight, room)
         self.scene.text(
             QRectF(chip.rect.right() + 10, r.top(), fm.horizontalAdvance(words) + 4, r.height()), words
         )

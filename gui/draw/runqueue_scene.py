@@ -135,13 +135,22 @@ def next_tag(e: RunqueueEntry, again: str = "picked again") -> str:
 
 def bfs_words(e: BfsEntry, jiffies: int) -> str:
     """What a BFS row says beside its chip."""
+    return bfs_wordings(e, jiffies)[0]
+
+
+def bfs_wordings(e: BfsEntry, jiffies: int) -> list[str]:
+    """What a BFS row may say beside its chip, longest first: whole clauses left out from the end, the
+    deadline last (a row short of room drops "running on cpu 0" before it cuts "(now +37 jiffies)")."""
     rel = e.deadline_jiffies - jiffies
-    words = f"deadline {e.deadline_jiffies} (now {'+' if rel >= 0 else '−'}{abs(rel)} jiffies)"
+    deadline = f"deadline {e.deadline_jiffies} (now {'+' if rel >= 0 else '−'}{abs(rel)} jiffies)"
+    slice_left = f"slice {format_duration(e.time_slice_ns)} left"
+    pinned = [f"cpu {e.pinned_cpu} only"] if e.pinned_cpu >= 0 else []
+    running = [f"running on cpu {e.on_cpu}, {slice_left}"] if e.running else []
+    out = [" · ".join([deadline, *running, *pinned])]
     if e.running:
-        words += f" · running on cpu {e.on_cpu}, slice {format_duration(e.time_slice_ns)} left"
-    if e.pinned_cpu >= 0:
-        words += f" · cpu {e.pinned_cpu} only"
-    return words
+        out += [" · ".join([deadline, slice_left, *pinned]), f"{deadline} · {slice_left}"]
+    out += [deadline, f"deadline {e.deadline_jiffies}"]
+    return list(dict.fromkeys(out))
 
 
 def fit_chip(chip: Chip, fm: QFontMetrics, width: float) -> None:
