@@ -558,6 +558,25 @@ def test_cfs_2623_in_place_yield_is_picked_again(rq_panel: RunqueuePanel) -> Non
     assert "leftmost: picked again" in tags or "runs next" in tags
 
 
+def test_a_chip_whose_key_is_at_the_right_end_keeps_over_it_and_its_tag_goes_left(
+    rq_panel: RunqueuePanel,
+) -> None:
+    # The 2009 story under CFS 2.6.24: the server's key is min_vruntime, at the axis's right end, and its
+    # "leftmost: picked again" tag at its right pushed the chip 15 ms to the left of its key.
+    sim = Simulation(load_scenario("bfs-saturated-2009"))
+    rq_panel.resize(500, 320)
+    sim.advance(1_999_000_000)
+    for _ in range(110):  # played: the keys' trails hold the reporter's at its wakeup at 2 s, 20 ms left
+        rq_panel.render(sim.advance(100_000))
+    (chip,) = rq_panel.scene.chips  # the reporter asleep again: the server alone
+    fm = QFontMetrics(rq_panel._fonts[rs.BOLD])
+    (tag,) = chip.tag_rects(fm)
+    stems = [a.x() for a, b, _pen in rq_panel.scene.lines if a.x() == b.x() and a.y() == chip.rect.bottom()]
+    assert stems and chip.rect.left() <= stems[0] <= chip.rect.right(), (chip.rect, stems)
+    assert chip.tags_left and tag.right() <= chip.rect.left()
+    assert tag.left() >= 0 and chip.rect.right() <= rq_panel.width()
+
+
 def test_compat_yield_sends_the_reporter_rightmost(rq_panel: RunqueuePanel) -> None:
     sim = story("cfs-2.6.24", compat=1)
     sim.advance(60_000_000)

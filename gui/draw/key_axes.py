@@ -170,9 +170,10 @@ class KeyAxisLayouts:
                 left = xa - chip.rect.width() / 2 if start == end else xa
                 room = chip.footprint(fm).width()
                 chip.rect.moveLeft(max(min(max(left, lo), lane.right() - room), lo))
+                self._tags_left_if_that_keeps_it_over(chip, xa, fm, lo, lane.right())
                 placed.append((chip, xa, xb))
             placed.sort(key=lambda p: p[0].rect.left())
-            levels = stack_levels([(c.rect.left(), c.footprint(fm).right()) for c, _, _ in placed])
+            levels = stack_levels([(c.footprint(fm).left(), c.footprint(fm).right()) for c, _, _ in placed])
             bars = any(xb > xa for _, xa, xb in placed)  # requests get a bar under their chip
             level_h = CHIP_H[compact] + (11 if bars else 6)
             fits = int((lane.height() - 14 - CHIP_H[compact]) // level_h) + 1
@@ -191,6 +192,22 @@ class KeyAxisLayouts:
             )
 
     @staticmethod
+    def _tags_left_if_that_keeps_it_over(
+        chip: Chip, xa: float, fm: QFontMetrics, lo: float, hi: float
+    ) -> None:
+        """A chip whose tags, at its right, pushed it off its key (a key near the lane's right end: the
+        2009 server's "leftmost: picked again" put its chip 15 ms left of min_vruntime) takes its tags at
+        its left where that keeps the chip over the key."""
+        r = chip.rect
+        if not chip.tags or r.left() <= xa <= r.right():
+            return
+        tags_w = chip.footprint(fm).width() - r.width()
+        left = min(max(xa - r.width() / 2, lo + tags_w), hi - r.width())
+        if left <= xa <= left + r.width():
+            r.moveLeft(left)
+            chip.tags_left = True
+
+    @staticmethod
     def _pack(
         placed: list[tuple[Chip, float, float]], fm: QFontMetrics, fits: int, lo: float, hi: float
     ) -> list[int]:
@@ -202,13 +219,13 @@ class KeyAxisLayouts:
         levels = []
         for k, (chip, _xa, _xb) in enumerate(placed):
             level = k % rows
-            chip.rect.moveLeft(max(chip.rect.left(), ends[level]))
+            chip.rect.translate(max(ends[level] - chip.footprint(fm).left(), 0), 0)
             ends[level] = chip.footprint(fm).right() + 6
             levels.append(level)
         for level in range(rows):  # a level that runs past the lane: moved back left, not past ``lo``
             row = [chip for (chip, _a, _b), lv in zip(placed, levels, strict=True) if lv == level]
             if row:
-                over = min(row[-1].footprint(fm).right() - hi, row[0].rect.left() - lo)
+                over = min(row[-1].footprint(fm).right() - hi, row[0].footprint(fm).left() - lo)
                 for chip in row if over > 0 else ():
                     chip.rect.translate(-over, 0)
         return levels

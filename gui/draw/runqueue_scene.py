@@ -191,10 +191,13 @@ class Chip:
     running: bool = False
     tags: list[tuple[str, QColor]] = field(default_factory=list)
     tag_x: float | None = None  # where the tags start (None: right after the chip)
+    tags_left: bool = False  # the tags end just left of the chip (a chip kept over its key at the right)
 
     def tag_rects(self, fm: QFontMetrics) -> list[QRectF]:
-        """The tags sit in a row to the right of the chip, vertically centred on it."""
+        """The tags sit in a row to the right of the chip (or its left), vertically centred on it."""
         x = self.rect.right() + 5 if self.tag_x is None else self.tag_x
+        if self.tags_left:
+            x = self.rect.left() - 5 - sum(fm.horizontalAdvance(tag) + 14 for tag, _ in self.tags) + 4
         out = []
         for tag, _ in self.tags:
             out.append(QRectF(x, self.rect.center().y() - TAG_H / 2, fm.horizontalAdvance(tag) + 10, TAG_H))
