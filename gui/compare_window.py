@@ -424,14 +424,29 @@ class CompareWindow(QMainWindow):
     # ---- live settings ----------------------------------------------------------------------
 
     def apply(self, key: str, value: object, side: int | None = None) -> bool:
-        """A live setting on one side (its index) or on all, at the same instant; a dialog if refused."""
+        """A live setting on one side (its index) or on every side where it means something, at the
+        same instant; a dialog if refused."""
         try:
-            self.lockstep.apply(live_command(key, value), None if side is None else [side])
+            command = live_command(key, value)
+            sides = self._sides_for(key, side)
+            self.lockstep.apply(command, sides)
         except ScenarioError as exc:
             QMessageBox.warning(self, "schedlab could not do that", str(exc))
             return False
         self.advance(0)
         return True
+
+    def _sides_for(self, key: str, side: int | None) -> list[int]:
+        """The sides a live setting goes to: a policy's tunable only where that side's policy has it
+        (elsewhere it would be kept and do nothing, yet its graph would mark a change)."""
+        section, _, name = key.partition(".")
+        sims = self.lockstep.sims
+        chosen = range(len(sims)) if side is None else [side]
+        out = [i for i in chosen if section != "sched" or sims[i].policy_info.tunable(name) is not None]
+        if not out:
+            whose = " and ".join(f"{self.sides[i].label} ({sims[i].policy_info.label})" for i in chosen)
+            raise ScenarioError(f"{key} means nothing under the scheduler of {whose}")
+        return out
 
     def _apply_from_controls(self) -> None:
         key = self.key_box.currentText()

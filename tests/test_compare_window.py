@@ -213,6 +213,23 @@ def test_runs_with_no_live_setting_open_with_the_live_row_off(qtbot) -> None:
     assert window.lockstep.now_ns == FRAME_NS
 
 
+def test_a_policy_s_setting_goes_only_to_the_sides_whose_policy_has_it(qtbot, monkeypatch) -> None:
+    # O(1) against CFS 2.6.23: "to all sides" gave the O(1) side a compat_yield change that did nothing
+    # but mark its graph; one side chosen that lacks it is a dialog.
+    sides = [Side("A", (("sched.policy", "o1"),)), Side("B", (("sched.policy", "cfs-2.6.23"),))]
+    window = CompareWindow(load_scenario("cfs-yield-2007"), sides, use_timer=False)
+    qtbot.addWidget(window)
+    window.advance(FRAME_NS)
+    assert window.apply("sched.compat_yield", 1)
+    a, b = window.lockstep.sims
+    assert not a.toggles and [(k, v) for _t, k, v in b.toggles] == [("sched.compat_yield", 1)]
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: said.append(text))
+    assert not window.apply("sched.compat_yield", 0, 0)
+    assert said == ["sched.compat_yield means nothing under the scheduler of A (O(1): Linux 2.6.22)"]
+    assert not a.toggles
+
+
 def test_an_interval_or_a_task_chosen_on_one_side_is_chosen_on_every_side(qtbot) -> None:
     # The sides share one clock: an interval measured on one side's lanes measures the same instants on
     # the others, and a task followed on one is followed on all.
