@@ -577,6 +577,20 @@ def test_a_chip_whose_key_is_at_the_right_end_keeps_over_it_and_its_tag_goes_lef
     assert tag.left() >= 0 and chip.rect.right() <= rq_panel.width()
 
 
+@pytest.mark.parametrize(("width", "label"), [(480, "120"), (640, "prio 120")])
+def test_an_o1_row_label_gives_way_to_the_chip_s_name(
+    rq_panel: RunqueuePanel, width: int, label: str
+) -> None:
+    # At 1280x720 "prio 120" left the running chip "▶ iperf-rep…"; where the row is that narrow the
+    # label is the number alone (the caption says "by prio"), and the name shows whole.
+    rq_panel.resize(width, 320)
+    rq_panel.render(story("o1").advance(2_000_000_000))
+    assert [c.title for c in rq_panel.scene.chips] == ["▶ iperf-reporter"]
+    texts = [t[1] for t in rq_panel.scene.texts]
+    assert texts.count(label) == 2  # a row in each array
+    assert ("active array, by prio" in texts) == (label == "120")
+
+
 def test_compat_yield_sends_the_reporter_rightmost(rq_panel: RunqueuePanel) -> None:
     sim = story("cfs-2.6.24", compat=1)
     sim.advance(60_000_000)

@@ -176,21 +176,35 @@ class SceneBuilder(KeyAxisLayouts):
         rows, row_h = prio_rows(rq.entries), CHIP_H[compact] + 8
         bold = font_metrics(self._fonts[BOLD])
         wide = half > 380
-        captions = (
+        captions: tuple[tuple[str, str], ...] = (
             ("active", "active array: runs first" if wide else "active array"),
             ("expired", "expired array: waits for the swap" if wide else "expired array"),
         )
+        # A row's label says "prio 120", or "120" where only that lets the widest chip show its name
+        # whole, under a caption that says "by prio" where that fits (at 1280×720 "prio 120" cut the
+        # running chip to "▶ iperf-rep…").
+        chip_w = max(bold.horizontalAdvance("▶ " + self._names.get(e.tid, "")) for e in rq.entries) + 18
+        label = "prio {}"
+        room = [
+            half - max(bold.horizontalAdvance(form.format(prio)) for prio in rows) - 26
+            for form in ("prio {}", "{}")
+        ]
+        if room[0] < chip_w <= room[1]:  # the short label only where it lets the chip's name show whole
+            label = "{}"
+            by_prio = tuple((array, f"{caption}, by prio") for array, caption in captions)
+            if all(bold.horizontalAdvance(caption) <= half - 12 for _, caption in by_prio):
+                captions = by_prio
         for k, (array, caption) in enumerate(captions):
             box = QRectF(body.left() + k * (half + 12), body.top(), half, body.height())
             sc.boxes.append((box, palette.LIGHT_GREY))
             sc.text(QRectF(box.left() + 8, box.top() + 2, box.width() - 12, 22), caption, BOLD)
             y = box.top() + 28
-            label_w = max((bold.horizontalAdvance(f"prio {prio}") for prio in rows), default=0)
+            label_w = max((bold.horizontalAdvance(label.format(prio)) for prio in rows), default=0)
             for prio in rows:
                 if y + row_h > box.bottom() - 18:
                     sc.text(QRectF(box.left() + 8, y - 4, box.width(), 20), "… more prio levels", PLAIN)
                     break
-                sc.text(QRectF(box.left() + 8, y, label_w + 4, CHIP_H[compact]), f"prio {prio}", BOLD)
+                sc.text(QRectF(box.left() + 8, y, label_w + 4, CHIP_H[compact]), label.format(prio), BOLD)
                 members = [e for e in rq.entries if e.prio == prio and e.array == array]
                 members.sort(key=lambda e: not e.running)
                 row = QRectF(box.left() + label_w + 20, y, box.width() - label_w - 26, 0)
