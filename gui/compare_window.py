@@ -67,13 +67,20 @@ MEAN_SAMPLES = 10
 HEADLINE_EVERY_FRAMES = 10  # the numbers change every third of a second: readable
 
 
+def live_here(sim: Simulation, key: str) -> bool:
+    """Whether the live setting ``key`` means something in ``sim``: a tunable of its own policy (another
+    policy's would be kept and do nothing), or a qdisc's setting where it has a qdisc."""
+    section, _, name = key.partition(".")
+    if section == "sched":
+        return sim.policy_info.tunable(name) is not None
+    return sim.txpath is not None
+
+
 def live_keys(sims: Sequence[Simulation]) -> list[str]:
     """The live settings that mean something in these runs: the qdisc's first where there is one (its
     story is about them), then the tunables of each side's policy (a policy gets only its own)."""
-    own = {f"sched.{t.key}" for sim in sims for t in sim.policy_info.tunables}
-    qdisc = [key for key in LIVE_KEYS if key.startswith("qdisc.")]
-    has_qdisc = any(sim.txpath is not None for sim in sims)
-    return (qdisc if has_qdisc else []) + [key for key in LIVE_KEYS if key in own]
+    keys = [key for key in LIVE_KEYS if any(live_here(sim, key) for sim in sims)]
+    return sorted(keys, key=lambda key: not key.startswith("qdisc."))  # stable: each group in its order
 
 
 class CompareWindow(QMainWindow):
@@ -437,13 +444,12 @@ class CompareWindow(QMainWindow):
         return True
 
     def _sides_for(self, key: str, side: int | None) -> list[int]:
-        """The sides a live setting goes to: a policy's tunable only where that side's policy has it
-        (elsewhere it would be kept and do nothing, yet its graph would mark a change)."""
-        section, _, name = key.partition(".")
+        """The sides a live setting goes to: only those where it means something (``live_here``;
+        elsewhere it would do nothing, yet that side's graph would mark a change)."""
         sims = self.lockstep.sims
         chosen = range(len(sims)) if side is None else [side]
-        out = [i for i in chosen if section != "sched" or sims[i].policy_info.tunable(name) is not None]
-        if not out:
+        out = [i for i in chosen if live_here(sims[i], key)]
+        if not out:  # a scheduler's tunable: the sides share one scenario, so all have a qdisc or none
             whose = " and ".join(f"{self.sides[i].label} ({sims[i].policy_info.label})" for i in chosen)
             raise ScenarioError(f"{key} means nothing under the scheduler of {whose}")
         return out

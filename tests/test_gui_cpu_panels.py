@@ -274,7 +274,7 @@ def test_prio_rows_stack_levels_and_words() -> None:
     assert rs.stack_levels([(0, 50), (30, 80), (60, 90), (100, 120)], gap=5) == [0, 1, 0, 0]
     bfs = BfsEntry(4, True, False, 41, False, 3_000_000, 1, 0)
     assert (
-        rs.bfs_words(bfs, 38)
+        rs.bfs_wordings(bfs, 38)[0]
         == "deadline 41 (now +3 jiffies) · running on cpu 1, slice 3 ms left · cpu 0 only"
     )
     # A row short of room leaves whole clauses out, the deadline's words last.

@@ -184,12 +184,12 @@ class SceneBuilder(KeyAxisLayouts):
         # whole, under a caption that says "by prio" where that fits (at 1280×720 "prio 120" cut the
         # running chip to "▶ iperf-rep…").
         chip_w = max(bold.horizontalAdvance("▶ " + self._names.get(e.tid, "")) for e in rq.entries) + 18
+
+        def row_room(form: str) -> float:  # a row's width for chips beside the widest label (as below)
+            return half - max(bold.horizontalAdvance(form.format(prio)) for prio in rows) - 26
+
         label = "prio {}"
-        room = [
-            half - max(bold.horizontalAdvance(form.format(prio)) for prio in rows) - 26
-            for form in ("prio {}", "{}")
-        ]
-        if room[0] < chip_w <= room[1]:  # the short label only where it lets the chip's name show whole
+        if row_room(label) < chip_w <= row_room("{}"):  # short only where the name then shows whole
             label = "{}"
             by_prio = tuple((array, f"{caption}, by prio") for array, caption in captions)
             if all(bold.horizontalAdvance(caption) <= half - 12 for _, caption in by_prio):

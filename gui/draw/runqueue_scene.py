@@ -133,11 +133,6 @@ def next_tag(e: RunqueueEntry, again: str = "picked again") -> str:
     return again if e.running else "runs next"
 
 
-def bfs_words(e: BfsEntry, jiffies: int) -> str:
-    """What a BFS row says beside its chip."""
-    return bfs_wordings(e, jiffies)[0]
-
-
 def bfs_wordings(e: BfsEntry, jiffies: int) -> list[str]:
     """What a BFS row may say beside its chip, longest first: whole clauses left out from the end, the
     deadline last (a row short of room drops "running on cpu 0" before it cuts "(now +37 jiffies)")."""
@@ -195,13 +190,14 @@ class Chip:
 
     def tag_rects(self, fm: QFontMetrics) -> list[QRectF]:
         """The tags sit in a row to the right of the chip (or its left), vertically centred on it."""
+        widths = [fm.horizontalAdvance(tag) + 10 for tag, _ in self.tags]
         x = self.rect.right() + 5 if self.tag_x is None else self.tag_x
         if self.tags_left:
-            x = self.rect.left() - 5 - sum(fm.horizontalAdvance(tag) + 14 for tag, _ in self.tags) + 4
+            x = self.rect.left() - 5 - (sum(widths) + 4 * (len(widths) - 1))
         out = []
-        for tag, _ in self.tags:
-            out.append(QRectF(x, self.rect.center().y() - TAG_H / 2, fm.horizontalAdvance(tag) + 10, TAG_H))
-            x += out[-1].width() + 4
+        for w in widths:
+            out.append(QRectF(x, self.rect.center().y() - TAG_H / 2, w, TAG_H))
+            x += w + 4
         return out
 
     def footprint(self, fm: QFontMetrics) -> QRectF:

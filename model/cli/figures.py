@@ -62,17 +62,15 @@ class Figure:
 
 def check_figure_path(path: Path, option: str) -> None:
     """Refuse, before any run, a figure format this writer cannot make."""
+    what = option_what(option, str(path))
     if path.suffix.lower() not in FIGURE_FORMATS:
-        raise ScenarioError(
-            f"{option_what(option, str(path))}: unknown format {shown(path.suffix)}; allowed: .svg, .png"
-        )
+        raise ScenarioError(f"{what}: unknown format {shown(path.suffix)}; allowed: .svg, .png")
     if path.suffix.lower() == ".png":
         try:
             import cairosvg  # noqa: F401
         except (ImportError, OSError):
             raise ScenarioError(
-                f"{option_what(option, str(path))}: PNG needs CairoSVG (pip install 'schedlab[png]');"
-                " or write .svg"
+                f"{what}: PNG needs CairoSVG (pip install 'schedlab[png]'); or write .svg"
             ) from None
 
 
