@@ -129,7 +129,8 @@ def _typed(spec: KeySpec, value: Any) -> Any:
     if want is float:
         if type(value) is int:  # exact comparison with the range first: a huge integer is no float
             return float(value) if spec.lo is None or spec.lo <= value <= spec.hi else None  # type: ignore[operator]
-        return value if type(value) is float and math.isfinite(value) else None
+        # float(): a number from the command line comes as a float that remembers how it was typed
+        return float(value) if isinstance(value, float) and math.isfinite(value) else None
     if want is int:
         if type(value) is float and value.is_integer():
             value = int(value)

@@ -108,7 +108,7 @@ def test_run_lists_the_scenarios_threads_before_the_kernels(capsys: pytest.Captu
         (["run", "cfs-yield-2007", "--set", "machine.cpus=0"], "1..64"),
         (["run", "cfs-yield-2007", "--set", "sched.compat_yield=2"], "one of 0, 1"),
         (["run", "cfs-yield-2007", "--set", "nonsense"], "KEY=VALUE"),
-        (["run", "cfs-yield-2007", "--duration", "x"], "invalid float"),
+        (["run", "cfs-yield-2007", "--duration", "x"], "--duration: 'x' is not a number"),
         (["run", "qdisc-fairness-2011", "--set", "qdisc.exit_rule=jiffies"], "time, quota+jiffy, quota"),
         (["frobnicate"], "invalid choice"),
     ],

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Sequence
 from typing import NoReturn
 
-from model.cli.tool_args import add_tool_commands
+from model.cli.tool_args import Number, add_tool_commands
 
 NUMBER_OPTIONS = (
     "--at",
@@ -74,12 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="built-in name or path to a .toml file")
     _add_common(run)
     run.add_argument(
-        "--duration", type=float, metavar="S", help="simulated seconds (default: the scenario's)"
+        "--duration", type=Number, metavar="S", help="simulated seconds (default: the scenario's)"
     )
     run.add_argument("--json", action="store_true", help="print one JSON object of metrics")
     run.add_argument("--csv", metavar="FILE", help="write the time series (per interval) to FILE")
     bench = sub.add_parser("bench", help="simulated seconds per wall second for every shipped scenario")
-    bench.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds per run")
+    bench.add_argument("--duration", type=Number, default=None, metavar="S", help="simulated seconds per run")
     bench.add_argument(
         "--repeat", type=int, default=3, metavar="N", help="runs per row; the fastest is shown (default 3)"
     )
@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     export = sub.add_parser("export", help="render the window or a panel to PNG, SVG or PDF, headless")
     export.add_argument("scenario")
     export.add_argument("--out", required=True, metavar="FILE.png|FILE.svg|FILE.pdf")
-    export.add_argument("--at", type=float, default=2.0, metavar="S", help="simulated time of the picture")
+    export.add_argument("--at", type=Number, default=2.0, metavar="S", help="simulated time of the picture")
     export.add_argument(
         "--size",
         default=None,
@@ -105,22 +105,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="window (default), cpu-lanes, run-queue, qdisc, headline-numbers, graphs, explainer or controls",
     )
-    export.add_argument("--scale", type=float, default=None, metavar="X", help="PNG pixels per screen pixel")
-    export.add_argument("--dpi", type=float, default=None, metavar="N", help="PNG resolution (96 is 1x)")
+    export.add_argument("--scale", type=Number, default=None, metavar="X", help="PNG pixels per screen pixel")
+    export.add_argument("--dpi", type=Number, default=None, metavar="N", help="PNG resolution (96 is 1x)")
     export.add_argument("--caption", action="store_true", help="the scenario, settings, seed and time below")
     _add_common(export)
     video = sub.add_parser("video", help="render a run to MP4 or GIF frame by frame, headless")
     video.add_argument("scenario")
     video.add_argument("--out", required=True, metavar="FILE.mp4|FILE.gif")
     video.add_argument(
-        "--from", dest="t_from", type=float, default=0.0, metavar="S", help="start (simulated s)"
+        "--from", dest="t_from", type=Number, default=0.0, metavar="S", help="start (simulated s)"
     )
     video.add_argument(
-        "--to", dest="t_to", type=float, default=None, metavar="S", help="end (default: the end)"
+        "--to", dest="t_to", type=Number, default=None, metavar="S", help="end (default: the end)"
     )
     video.add_argument(
         "--speed",
-        type=float,
+        type=Number,
         default=0.01,
         metavar="X",
         help="simulated s per video s (default 0.01, Normal)",

@@ -6,12 +6,36 @@ import argparse
 from typing import Any
 
 from model.compare import SIDE_LABELS
+from model.keyspec import shown
 from model.presets import PRESETS
+
+
+class Number(float):
+    """A number from the command line that a refusal repeats as it was typed (``--at 1e9``, not
+    ``1000000000.0``, which is how Python prints the float)."""
+
+    text: str
+
+    def __new__(cls, text: str) -> Number:
+        try:
+            number = super().__new__(cls, text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not a number") from None
+        number.text = text.strip()
+        return number
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return self.text if spec in ("", "g") else float.__format__(self, spec)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a dotted key")
-    p.add_argument("--duration", type=float, metavar="S", help="simulated seconds (default: the scenario's)")
+    p.add_argument("--duration", type=Number, metavar="S", help="simulated seconds (default: the scenario's)")
     p.add_argument("--progress", action="store_true", help="show progress on stderr even when not a terminal")
 
 
@@ -37,19 +61,23 @@ def add_tool_commands(sub: Any) -> None:
     tr = sub.add_parser("trace", help="a Chrome trace-event JSON of a run, for Perfetto UI")
     tr.add_argument("scenario", help="built-in name or path to a .toml or rt-app .json file")
     tr.add_argument("--out", required=True, metavar="FILE.json")
-    tr.add_argument("--from", dest="t_from", type=float, default=0.0, metavar="S", help="start (simulated s)")
-    tr.add_argument("--to", dest="t_to", type=float, default=None, metavar="S", help="end (default: the end)")
+    tr.add_argument(
+        "--from", dest="t_from", type=Number, default=0.0, metavar="S", help="start (simulated s)"
+    )
+    tr.add_argument(
+        "--to", dest="t_to", type=Number, default=None, metavar="S", help="end (default: the end)"
+    )
     tr.add_argument("--seed", type=int, metavar="N", help="random seed (default: the scenario's)")
     tr.add_argument(
         "--sample-ms",
-        type=float,
+        type=Number,
         default=None,
         metavar="MS",
         help="counter sampling interval (default: a tick)",
     )
     tr.add_argument(
         "--max-mb",
-        type=float,
+        type=Number,
         default=256.0,
         metavar="MB",
         help="refuse a trace larger than this (default 256)",
