@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from model.keyspec import shown
 from model.metrics import DEQUEUE_SHARES, Headline, headlines
 from model.scenario import Scenario, ScenarioError
 from model.simulation import DEFAULT_SAMPLE_NS, SetTunable, Simulation
@@ -50,6 +51,12 @@ def parse_side(label: str, items: Sequence[str], title: str = "") -> Side:
             raise ScenarioError(
                 f"--{label.lower()} {key.strip()}: every side shares it; "
                 "set it for all with --duration or --seed"
+            )
+        earlier = next((v for k, v in settings if k == key.strip()), None)
+        if earlier is not None:  # the side's name would show both, while only the last would count
+            raise ScenarioError(
+                f"--{label.lower()} sets {key.strip()} twice ({shown(earlier)}, then {shown(value.strip())}); "
+                "give each key once"
             )
         settings.append((key.strip(), value.strip()))
     return Side(label, tuple(settings), title)

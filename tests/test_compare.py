@@ -125,6 +125,16 @@ def test_compare_prints_the_difference_and_notes_equal_runs(capsys: pytest.Captu
     assert code == 0 and "came out the same" in out
 
 
+def test_a_side_given_twice_has_both_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--b K=V --b K2=V2`` is one side with both, as ``--set`` repeats (the first was dropped)."""
+    code, out, err = run(
+        capsys, "compare", "bfs-saturated-2009", "--a", "sched.policy=cfs-2.6.24", "--b", "sched.policy=bfs",
+        "--b", "net.udelay_us=500", "--duration", "0.2", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["sides"][1]["settings"] == {"sched.policy": "bfs", "net.udelay_us": "500"}
+
+
 def test_compare_lines_up_its_columns_under_a_long_label(capsys: pytest.CaptureFixture[str]) -> None:
     # "context switches (system) (/s)" is 30 characters in a 28-wide column: its numbers sat two
     # columns right of the others.
@@ -201,6 +211,10 @@ def test_compare_figure_as_png(tmp_path: Path, capsys: pytest.CaptureFixture[str
         (["cfs-yield-2007", "--a", "scenario.seed=3", "--b", "sched.policy=o1"], "every side shares it"),
         (["cfs-yield-2007", "--a", "sched.policy=o1", "--b", "sched.policy=o2"], "--b"),
         (["cfs-yield-2007", "--a", "x=1", "--c", "sched.policy=o1"], "--b"),
+        (
+            ["cfs-yield-2007", "--a", "sched.policy=o1", "--b", "sched.policy=bfs", "--b", "sched.policy=o1"],
+            "--b sets sched.policy twice ('bfs', then 'o1')",
+        ),
         (["cfs-yield-2007", "--preset", "o1-vs-cfs", "--a", "sched.policy=bfs"], "--preset"),
         (["cfs-yield-2007", "--a", "sched.policy=o1", "--b", "sched.policy=bfs", "--out", "x.gif"], ".svg"),
     ],

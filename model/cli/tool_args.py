@@ -46,6 +46,7 @@ def add_tool_commands(sub: Any) -> None:
         cmp.add_argument(
             f"--{label.lower()}",
             nargs="+",
+            action="extend",  # --b K=V --b K2=V2 is one side with both, as --set repeats
             default=None,
             metavar="KEY=VALUE",
             help=f"settings of side {label}",
