@@ -44,21 +44,21 @@ def parse_side(label: str, items: Sequence[str], title: str = "") -> Side:
     """A side from ``KEY=VALUE`` words (the values of ``--a``, ``--b``, ...)."""
     settings: list[tuple[str, str]] = []
     for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key.strip():
-            raise ScenarioError(f"--{label.lower()} {item!r}: expected KEY=VALUE, e.g. sched.policy=o1")
-        if key.strip() in SHARED_KEYS:
+        raw_key, eq, raw_value = item.partition("=")
+        key, value = raw_key.strip(), raw_value.strip()
+        if not eq or not key:
+            raise ScenarioError(f"--{label.lower()} {shown(item)}: expected KEY=VALUE, e.g. sched.policy=o1")
+        if key in SHARED_KEYS:
             raise ScenarioError(
-                f"--{label.lower()} {key.strip()}: every side shares it; "
-                "set it for all with --duration or --seed"
+                f"--{label.lower()} {key}: every side shares it; set it for all with --duration or --seed"
             )
-        earlier = next((v for k, v in settings if k == key.strip()), None)
+        earlier = next((v for k, v in settings if k == key), None)
         if earlier is not None:  # the side's name would show both, while only the last would count
             raise ScenarioError(
-                f"--{label.lower()} sets {key.strip()} twice ({shown(earlier)}, then {shown(value.strip())}); "
+                f"--{label.lower()} sets {key} twice ({shown(earlier)}, then {shown(value)}); "
                 "give each key once"
             )
-        settings.append((key.strip(), value.strip()))
+        settings.append((key, value))
     return Side(label, tuple(settings), title)
 
 
@@ -121,7 +121,7 @@ def differences(summaries: Sequence[Mapping[str, Any]], labels: Sequence[str]) -
     # Each CPU's share of the dequeues compares only between machines of one size: with other CPU
     # counts, a row per CPU of the smaller machine would leave shares out that the others' rows hold.
     sizes = {len(s.get("qdisc", {}).get("per_cpu_dequeue_shares", ())) for s in summaries}
-    for metric in headlines(summaries[0]):
+    for metric in headlines(*summaries):
         if len(sizes) > 1 and metric.path.startswith(DEQUEUE_SHARES):
             continue
         values = [metric.value(s) for s in summaries]

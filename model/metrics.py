@@ -259,13 +259,16 @@ def interval_figures(
 # ---- whole-run metrics by name: dotted paths into ``schedlab run --json`` ----------------------------
 # ``fairness_jain``, ``bandwidth_mbps``, ``threads.iperf-reporter.share``, ``cpus.0.busy``,
 # ``qdisc.per_cpu_dequeued.3``: what ``sweep --metric`` names and ``compare`` prints. A task name may
-# hold a dot (``hog.1``), so each step takes the longest key that exists.
+# hold a dot (``hog.1``), so each step takes the longest key that exists. ``*`` in place of an index
+# adds up every entry: ``cpus.*.hardirq`` is the hard-interrupt time of all CPUs, a share of one CPU.
 
 
 def metric_at(summary: Mapping[str, Any], path: str) -> float | None:
     """The number at ``path`` in a run's summary, or None if there is none (or it is not a number)."""
-    node: Any = summary
-    parts = path.split(".")
+    return _number_at(summary, path.split("."))
+
+
+def _number_at(node: Any, parts: list[str]) -> float | None:
     i = 0
     while i < len(parts):
         if isinstance(node, Mapping):
@@ -276,6 +279,9 @@ def metric_at(summary: Mapping[str, Any], path: str) -> float | None:
                     break
             else:
                 return None
+        elif isinstance(node, list | tuple) and parts[i] == "*":
+            each = [_number_at(item, parts[i + 1 :]) for item in node]
+            return None if not each or None in each else float(sum(v for v in each if v is not None))
         elif isinstance(node, list | tuple) and parts[i].isdigit() and int(parts[i]) < len(node):
             node, i = node[int(parts[i])], i + 1
         else:
@@ -341,6 +347,12 @@ RUN_HEADLINES: tuple[Headline, ...] = (
     Headline("fairness_jain", "Jain", "", digits=2, arrow=True),
     Headline("system_context_switches_per_s", "context switches (system)", "/s", digits=0),
 )
+# Every CPU's interrupt time together, a share of one CPU as the window's headline tiles show it
+# (``interrupt_shares``): the 2009 story's answer to where the CPU went.
+INTERRUPT_HEADLINES: tuple[Headline, ...] = (
+    Headline("cpus.*.hardirq", "hardirq, all CPUs", "%", scale=100.0),
+    Headline("cpus.*.softirq", "softirq, all CPUs", "%", scale=100.0),
+)
 # The kernel's own threads, by role; each is named ROLE/CPU (model.simulation spawns them).
 KERNEL_ROLES = frozenset({"ksoftirqd"})
 
@@ -363,10 +375,11 @@ def dequeue_share_headlines(summary: Mapping[str, Any]) -> list[Headline]:
     ]
 
 
-def headlines(summary: Mapping[str, Any]) -> list[Headline]:
+def headlines(summary: Mapping[str, Any], *others: Mapping[str, Any]) -> list[Headline]:
     """The headline metrics a run has: bandwidth (where it moves bytes: an iperf or a qdisc's senders)
-    and Jain's index, each CPU's share of the dequeues (with a qdisc), the context switches, then each
-    thread's CPU share."""
+    and Jain's index, each CPU's share of the dequeues (with a qdisc), the context switches, the
+    interrupts (where they take ``INTERRUPTS_NOTABLE`` of a CPU in this run or in any of ``others``,
+    the runs it is compared with), then each thread's CPU share."""
     moves_bytes = bool(summary.get("settings", {}).get("iperf.enabled")) or "qdisc" in summary
     out = [
         h
@@ -375,6 +388,12 @@ def headlines(summary: Mapping[str, Any]) -> list[Headline]:
     ]
     jain = next((i + 1 for i, h in enumerate(out) if h.path == "fairness_jain"), len(out))
     out[jain:jain] = dequeue_share_headlines(summary)
+    hard, soft = INTERRUPT_HEADLINES
+    if any(
+        interrupt_shares([metric_at(s, hard.path) or 0.0], [metric_at(s, soft.path) or 0.0]) is not None
+        for s in (summary, *others)
+    ):
+        out += INTERRUPT_HEADLINES
     for name in story_threads_first(summary.get("threads", {})):
         out.append(Headline(f"threads.{name}.share", f"{name} CPU", "%", scale=100.0))
     return out

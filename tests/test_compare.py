@@ -242,6 +242,33 @@ def test_metric_paths_name_every_number_of_a_summary() -> None:
     assert all(metric_at(s, p) is not None for p in paths)
     assert metric_at(s, "threads.sender.2.share") == s["threads"]["sender.2"]["share"]
     assert metric_at(s, "scenario") is None and metric_at(s, "no.such") is None
+    # * adds up every entry: the dequeues of all CPUs, every CPU's softirq time (a share of one CPU)
+    assert metric_at(s, "qdisc.per_cpu_dequeued.*") == sum(s["qdisc"]["per_cpu_dequeued"])
+    assert metric_at(s, "cpus.*.softirq") == pytest.approx(sum(c["softirq"] for c in s["cpus"]))
+    assert metric_at(s, "cpus.*.no_such") is None and metric_at(s, "threads.*") is None
+
+
+def test_compare_shows_interrupts_where_any_side_spends_a_tenth_of_a_cpu_on_them() -> None:
+    """2009: CFS and BFS alike leave the CPU to the NIC's interrupts; the sides' rows say so. A side
+    without the interrupt load keeps the rows, as they are the difference; 2007 has no such rows."""
+
+    def rows(story: str, a: list[str], b: list[str]) -> dict[str, tuple[float, ...]]:
+        base = build_scenario(story, [], 0.2)
+        lock = Lockstep(base, [parse_side("A", a), parse_side("B", b)])
+        lock.advance(round(0.2 * NSEC_PER_SEC))
+        return {d.metric.label: d.values for d in differences(lock.summaries(), ["A", "B"])}
+
+    cfs_bfs = rows("bfs-saturated-2009", ["sched.policy=cfs-2.6.24"], ["sched.policy=bfs"])
+    hard, soft = cfs_bfs["hardirq, all CPUs"], cfs_bfs["softirq, all CPUs"]
+    assert min(hard) > 80 and hard[0] == pytest.approx(hard[1], abs=1.0) and min(soft) > 0
+    quiet = rows("bfs-saturated-2009", ["net.udelay_us=3000"], ["net.udelay_us=0", "net.link_mbps=100"])
+    assert (
+        quiet["hardirq, all CPUs"][0] > 80
+        and sum(quiet["hardirq, all CPUs"][1:]) + sum(quiet["softirq, all CPUs"][1:]) < 10
+    )
+    assert "hardirq, all CPUs" not in rows(
+        "cfs-yield-2007", ["sched.compat_yield=0"], ["sched.compat_yield=1"]
+    )
 
 
 @pytest.mark.parametrize(("name", "more"), [("bfs-yield", "B"), ("eevdf-yield", "A")])

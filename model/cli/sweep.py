@@ -106,7 +106,10 @@ def _check_metric(source: Source, metric: str, first: Job) -> None:
         names = ", ".join(
             p for p in metric_paths(summary) if not p.startswith(("seed", "sim.", "settings.", "duration_s"))
         )
-        raise ScenarioError(f"--metric {metric!r}: not a number in run --json; allowed: {names}")
+        raise ScenarioError(
+            f"--metric {metric!r}: not a number in run --json; allowed: {names} "
+            "(* for an index adds up every entry: cpus.*.hardirq)"
+        )
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

@@ -24,6 +24,9 @@ class Number(float):
         number.text = text.strip()
         return number
 
+    def __reduce__(self) -> tuple[type[Number], tuple[str]]:
+        return Number, (self.text,)  # as typed, to a sweep's worker processes too
+
     def __repr__(self) -> str:
         return self.text
 
