@@ -335,6 +335,21 @@ def test_a_yields_arrow_starts_on_an_edge_and_crosses_no_chip(frm: QRectF, ring:
     assert not frm.adjusted(1, 1, -1, -1).contains(a) and frm.adjusted(-1, -1, 1, 1).contains(a)
 
 
+@pytest.mark.parametrize(
+    ("frm", "ring", "wanted"),
+    [
+        (QRectF(100, 130, 200, 40), QRectF(190, 85, 190, 45), True),  # the row above, outlines touching
+        (QRectF(100, 40, 120, 40), QRectF(300, 40, 120, 40), True),  # along one row, clear of each other
+        (QRectF(584, 630, 196, 46), QRectF(574, 632, 198, 44), False),  # 2007: in place, 10 px to the left
+        (QRectF(100, 40, 200, 40), QRectF(150, 60, 200, 40), False),  # half over its old spot
+    ],
+)
+def test_a_yield_that_lands_where_it_ran_gets_no_arrow(frm: QRectF, ring: QRectF, wanted: bool) -> None:
+    # An arrow between overlapping spots ran from one edge back across the chip to the other, through the
+    # reporter's "wait_runtime −7.09 ms" (the README's 2007 screenshot).
+    assert ldg.arrow_wanted(frm, ring) is wanted
+
+
 # ---- the CPU lanes --------------------------------------------------------------------------------
 
 

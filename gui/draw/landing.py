@@ -128,6 +128,17 @@ def _free_xs(
     return [min(max(x, g0), g1) for g0, g1 in gaps if g0 <= g1 for x in want]
 
 
+def arrow_wanted(frm: QRectF, ring: QRectF) -> bool:
+    """Whether a yield's move is drawn as an arrow: only where the yielder left the spot it ran in. Where
+    the spot and its ring overlap (it landed about where it ran: CFS 2.6.23 requeues in place), an arrow
+    from edge to edge would run back across the chip's own words; the ring and its label say enough."""
+    both = frm.intersected(ring)
+    return both.width() <= OVERLAP_PX or both.height() <= OVERLAP_PX
+
+
+OVERLAP_PX = 4.0  # chips of neighbouring rows may touch (or share their outline) without overlapping
+
+
 def arrow_path(frm: QRectF, ring: QRectF) -> tuple[QPointF, QPointF, QPointF]:
     """A yield's arrow as a quadratic curve (start, control, tip): from the edge of the spot it ran in that
     faces the ring to the ring's facing edge, so that its dot sits on an edge, not on the words of the chip

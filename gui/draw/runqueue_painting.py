@@ -10,7 +10,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen
 
 from gui.draw import palette
-from gui.draw.landing import Landing, arrow_path, landing_label, leader_line
+from gui.draw.landing import Landing, arrow_path, arrow_wanted, landing_label, leader_line
 from gui.draw.lane_brushes import code_brush
 from gui.draw.lane_painting import FADED
 from gui.draw.runqueue_scene import ALIGN_LEFT, BOLD, PLAIN, Chip, TrailLine
@@ -68,7 +68,7 @@ def paint_landing(p: QPainter, ld: Landing, alpha: float, font: QFont) -> None:
     p.setBrush(Qt.BrushStyle.NoBrush)
     p.drawRoundedRect(to, 8, 8)
     fr = ld.from_rect
-    if not ld.picked_again and fr is not None and (fr.center() - to.center()).manhattanLength() > 8:
+    if not ld.picked_again and fr is not None and arrow_wanted(fr, ld.to_rect):
         a, ctrl, b = arrow_path(fr, to)
         path = QPainterPath(a)
         path.quadTo(ctrl, b)
