@@ -3,6 +3,7 @@ as single runs, on a local Dask cluster too; metric names checked first; Ctrl-C 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
 import signal
@@ -155,6 +156,50 @@ def test_ctrl_c_stops_a_parallel_sweep_and_its_workers(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)  # the whole group, workers included, is gone
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue  # ended while listed
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the workers through /proc")
+def test_a_killed_worker_ends_the_sweep_in_one_line(tmp_path: Path) -> None:
+    """A worker killed from outside (the OOM killer): one line, status 2, no file, nothing left running.
+    A multiprocessing.Pool waited for the lost run forever."""
+    schedlab = Path(sys.executable).with_name("schedlab")
+    if not schedlab.exists():
+        pytest.skip("the schedlab script is not installed beside this Python")
+    argv = [*SWEEP[:3], "qdisc.weight_p=1,2,4,8,16,32", "--metric", "fairness_jain", "--duration", "10"]
+    with subprocess.Popen(
+        [str(schedlab), *argv, "--jobs", "2", "--out", "s.csv"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    ) as proc:
+        deadline = time.monotonic() + 30
+        while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1)
+        assert proc.poll() is None and workers, "no worker to kill"
+        os.kill(workers[-1], signal.SIGKILL)
+        try:
+            out, err = proc.communicate(timeout=60)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 2 and out == b"", err
+    assert len(err.strip().splitlines()) == 1 and b"worker process" in err, err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_table_prints_every_row_with_the_columns_decimals() -> None:

@@ -5,7 +5,8 @@
 A ``Job`` is one combination of settings and one seed; ``run_job`` runs it from a ``Source`` (the
 scenario, read once) and returns its metric. Every executor returns the values in job order, so the
 results do not depend on which run finished first. Ctrl-C stops the pool (its workers ignore SIGINT,
-so they print nothing) or cancels the cluster's pending runs, and goes on up as KeyboardInterrupt.
+so they print nothing) or cancels the cluster's pending runs, and goes on up as KeyboardInterrupt. A
+worker killed from outside ends the sweep with one line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import importlib
 import multiprocessing
 import signal
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -83,16 +86,31 @@ def run_jobs(
         return values
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pool = ctx.Pool(min(workers, len(jobs)), initializer=_ignore_sigint)
+    # concurrent.futures, not multiprocessing.Pool: a worker that dies (the OOM killer, a kill -9) breaks
+    # this pool and says so, where a Pool started another worker and waited for the lost run forever.
+    pool = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx, initializer=_ignore_sigint)
     try:
-        for n, (index, value) in enumerate(pool.imap_unordered(work, jobs), start=1):
+        futures = [pool.submit(work, job) for job in jobs]
+        for n, future in enumerate(as_completed(futures), start=1):
+            index, value = future.result()
             values[index] = value
             bar.update(n)
-        pool.close()
+    except BrokenProcessPool:
+        raise ScenarioError(
+            "a worker process of the sweep ended before its run did (killed, or out of memory?); "
+            "no result is written; run it again, perhaps with fewer --jobs"
+        ) from None
     finally:
-        pool.terminate()  # on Ctrl-C or an error: no run goes on after the command
-        pool.join()
+        _stop(pool)  # on Ctrl-C or an error: no run goes on after the command
     return values
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """The pool's workers ended now, runs and all (``shutdown`` alone lets the running ones finish)."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # the executor's own record
+    for process in workers:
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _ignore_sigint() -> None:
