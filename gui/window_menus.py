@@ -54,6 +54,9 @@ def menu_action(
 
 def _file_menu(window: Any, menu: QMenu) -> None:
     menu_action(window, menu, "Open scenario…", QKeySequence.StandardKey.Open, window.open_scenario_dialog)
+    menu_action(
+        window, menu, "Save scenario as…", QKeySequence.StandardKey.Save, lambda: _open_save_dialog(window)
+    )
     menu_action(window, menu, "Export…", "Ctrl+Shift+S", lambda: export_dialog(window))
     menu_action(window, menu, "Export video…", "Ctrl+Shift+V", lambda: _open_video_dialog(window))
     menu_action(window, menu, "Export data (CSV, JSON)…", "Ctrl+Shift+D", lambda: _open_data_dialog(window))
@@ -120,6 +123,12 @@ def _open_video_dialog(window: Any) -> None:
     from gui.video_dialog import video_dialog
 
     video_dialog(window)
+
+
+def _open_save_dialog(window: Any) -> None:
+    from gui.scenario_save import save_scenario_dialog
+
+    save_scenario_dialog(window)
 
 
 def _open_data_dialog(window: Any) -> None:

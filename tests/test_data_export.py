@@ -62,6 +62,8 @@ def test_the_json_is_run_json_but_for_the_wall_time(qtbot, tmp_path: Path, capsy
 
 def test_a_bad_extension_gets_a_dialog_and_no_file(qtbot, tmp_path: Path, monkeypatch) -> None:
     window = window_on(qtbot, "cfs-yield-2007")
+    tmp_path = tmp_path / "out"
+    tmp_path.mkdir()
     said: list[str] = []
     monkeypatch.setattr(window, "show_error", lambda title, message: said.append(message))
     assert export_data(window, tmp_path / "x.txt") is None
@@ -98,3 +100,70 @@ def test_a_value_in_the_command_line_reads_back_as_itself(value: object) -> None
 
     back = parse_set_value("scenario.title", toml_value("scenario.title", value))
     assert back == (list(value) if isinstance(value, tuple) else value)
+
+
+def test_save_scenario_keeps_the_live_settings_and_opens_again(qtbot, tmp_path: Path, capsys) -> None:
+    """File ▸ Save scenario as…: the run as it is on screen (a live toggle, another CPU count), as a
+    file that the window opens again and ``schedlab run`` runs to the same numbers."""
+    from gui.scenario_save import save_scenario, scenario_to_save
+
+    window = window_on(qtbot, "yield-playground")
+    window.playback.advance_to(100_000_000)
+    assert window.playback.apply_live("sched.compat_yield", 1)
+    out = tmp_path / "out" / "mine.toml"
+    out.parent.mkdir()
+    assert save_scenario(window, out)
+    assert "compat_yield = 1" in out.read_text() and [p.name for p in out.parent.iterdir()] == ["mine.toml"]
+    again = window_on(qtbot, "cfs-yield-2007")
+    assert again.open_scenario_file(str(out))
+    assert again.playback.scenario.settings() == scenario_to_save(window).settings()
+    assert again.playback.scenario.tasks == window.playback.scenario.tasks
+    assert again.lesson_driver is not None  # the window runs it; a saved file has no built-in lesson
+    for argv in (["run", str(out), "--duration", "0.3", "--json"], ["run", "yield-playground", "--set",
+                 "sched.compat_yield=1", "--duration", "0.3", "--json"]):  # fmt: skip
+        assert cli.main(argv) == 0
+    first, second = (json.loads(part) for part in _two_json(capsys.readouterr().out))
+    assert (
+        first["threads"] == second["threads"] and first["threads"]["yielder"]["share"] < 0.05
+    )  # compat_yield kept
+
+
+def _two_json(text: str) -> list[str]:
+    decoder, out, at = json.JSONDecoder(), [], 0
+    while len(out) < 2:
+        _, end = decoder.raw_decode(text, at)
+        out.append(text[at:end])
+        at = end + 1
+    return out
+
+
+def test_save_scenario_refuses_a_folder_and_keeps_the_old_file(qtbot, tmp_path: Path, monkeypatch) -> None:
+    from gui.scenario_save import save_scenario
+
+    window = window_on(qtbot, "cfs-yield-2007")
+    tmp_path = tmp_path / "out"
+    tmp_path.mkdir()
+    said: list[str] = []
+    monkeypatch.setattr(window, "show_error", lambda title, message: said.append(message))
+    assert not save_scenario(window, tmp_path)
+    assert not save_scenario(window, tmp_path / "x.txt")
+    assert "folder" in said[0] and ".toml" in said[1]
+    old = tmp_path / "old.toml"
+    old.write_text("kept")
+    monkeypatch.setattr("gui.scenario_save.scenario_toml", lambda *_: 1 / 0)  # fails mid-write
+    with pytest.raises(ZeroDivisionError):
+        save_scenario(window, old)
+    assert old.read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["old.toml"]
+
+
+def test_the_save_dialog_adds_the_extension_and_remembers_the_folder(
+    qtbot, tmp_path: Path, monkeypatch
+) -> None:
+    from gui import scenario_save
+
+    window = window_on(qtbot, "bfs-saturated-2009")
+    monkeypatch.setattr(scenario_save, "chosen_path", lambda dialog: (str(tmp_path / "mine"), ""))
+    menu = next(a for a in window.menuBar().actions() if a.text() == "&File").menu()
+    next(a for a in menu.actions() if a.text() == "Save scenario as…").trigger()
+    assert load_scenario(str(tmp_path / "mine.toml")).settings()["net.udelay_us"] == 3000
+    assert window.settings.value("scenario/folder") == str(tmp_path)
