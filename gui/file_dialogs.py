@@ -17,13 +17,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QFileInfo, Qt
+from PySide6.QtCore import QFileInfo, QMimeData, Qt
 from PySide6.QtGui import QAbstractFileIconProvider, QIcon
 from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QMessageBox, QWidget
 
 from model.keyspec import one_line
 
 SCENARIO_FILTER = "Scenario files (*.toml)"
+SCENARIO_SUFFIX = ".toml"
 EXPORT_FILTERS = "PNG image (*.png);;SVG (*.svg)"
 
 
@@ -82,3 +83,13 @@ def error_box(parent: QWidget, title: str, message: str) -> QMessageBox:
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return box
+
+
+def dropped_scenario(mime: QMimeData) -> str | None:
+    """The scenario file a drag carries (one local ``.toml`` file), or None: what the window opens on a
+    drop."""
+    urls = mime.urls() if mime.hasUrls() else []
+    if len(urls) != 1 or not urls[0].isLocalFile():
+        return None
+    path = urls[0].toLocalFile()
+    return path if Path(path).suffix.lower() == SCENARIO_SUFFIX else None

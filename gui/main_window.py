@@ -16,14 +16,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from PySide6.QtCore import QPoint, QRectF, QSettings, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QColor, QFont, QPaintEvent, QPalette, QResizeEvent, QShowEvent
+from PySide6.QtGui import (
+    QCloseEvent,
+    QColor,
+    QDragEnterEvent,
+    QDropEvent,
+    QFont,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from gui import keys  # pyside_fix: before any signal is emitted
 from gui.draw import palette, theme
 from gui.draw.handler_guard import guarded
 from gui.draw.series import window_ns_for
-from gui.file_dialogs import SCENARIO_FILTER, chosen_path, error_box, file_dialog
+from gui.file_dialogs import SCENARIO_FILTER, chosen_path, dropped_scenario, error_box, file_dialog
 from gui.lesson_driver import LessonDriver
 from gui.panels.base import rescale_fonts
 from gui.panels.controls import ControlsPanel
@@ -44,6 +54,7 @@ from gui.window_menus import build_menus
 from gui.window_settings import (
     default_settings,
     remember_look,
+    remember_recent,
     remember_size,
     remember_story,
     restore_size,
@@ -115,6 +126,7 @@ class MainWindow(QMainWindow):
             cache_scroll_bars(area)  # Fusion takes milliseconds to draw a tall one (gui.panels.scroll_bars)
         cache_scroll_bars(self.lesson_panel.steps)
         self.fullscreen_action, self.mode_actions = build_menus(self)
+        self.setAcceptDrops(True)  # a scenario file dropped on the window opens
         self._wire()
         restore_size(self, self.settings)
         self.apply_look(saved_look(self.settings))
@@ -387,7 +399,10 @@ class MainWindow(QMainWindow):
         except ScenarioError as exc:
             self.show_error("Cannot open this scenario", str(exc))
             return False
-        return self._load(scenario, str(Path(path).resolve()))
+        if not self._load(scenario, str(Path(path).resolve())):
+            return False
+        remember_recent(self.settings, path)
+        return True
 
     def _load(self, scenario: Scenario, source: str) -> bool:
         if not self.playback.load(scenario):
@@ -400,6 +415,20 @@ class MainWindow(QMainWindow):
         path, _ = chosen_path(file_dialog(self, "Open scenario", SCENARIO_FILTER))
         if path:
             self.open_scenario_file(path)
+
+    @guarded
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_scenario(event.mimeData()) is not None:
+            event.acceptProposedAction()
+
+    @guarded
+    def dropEvent(self, event: QDropEvent) -> None:
+        """A scenario file dropped on the window opens, as File ▸ Open scenario… would open it."""
+        path = dropped_scenario(event.mimeData())
+        if path is not None:
+            event.acceptProposedAction()
+            # After the drop has ended: a bad file's dialog must not block the drag's source.
+            QTimer.singleShot(0, lambda: self.open_scenario_file(path))
 
     def toggle_full_screen(self) -> None:
         if self.isFullScreen():

@@ -11,6 +11,7 @@ from typing import Any
 
 from gui.file_dialogs import chosen_path, file_dialog
 from gui.video_dialog import scenario_now
+from gui.window_settings import remember_recent
 from model.cli.outputs import check_output, open_atomic_text
 from model.scenario import Scenario, ScenarioError
 from model.scenario_toml import scenario_toml
@@ -49,5 +50,6 @@ def save_scenario(window: Any, out: Path) -> bool:
     except (ScenarioError, OSError) as exc:
         window.show_error("Cannot save the scenario", str(exc))
         return False
+    remember_recent(window.settings, str(out))
     window.statusBar().showMessage(f"Saved {out}; schedlab run {shlex.quote(str(out))} runs it", 10000)
     return True

@@ -6,6 +6,7 @@ dialogs behind File, which load when first opened.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 from gui.draw import theme
 from gui.draw.help_text import about_html, shortcut_sheet_html
 from gui.window_export import export_dialog
+from gui.window_settings import forget_recent, recent_files
 
 SHEET_SCALES = (1.4, 1.25, 1.1, 1.0)  # the sheet's text against the window's: read across a classroom
 
@@ -54,6 +56,8 @@ def menu_action(
 
 def _file_menu(window: Any, menu: QMenu) -> None:
     menu_action(window, menu, "Open scenario…", QKeySequence.StandardKey.Open, window.open_scenario_dialog)
+    recent = menu.addMenu("Open recent")
+    recent.aboutToShow.connect(lambda: fill_recent(window, recent))
     menu_action(
         window, menu, "Save scenario as…", QKeySequence.StandardKey.Save, lambda: _open_save_dialog(window)
     )
@@ -63,6 +67,20 @@ def _file_menu(window: Any, menu: QMenu) -> None:
     menu_action(window, menu, "Compare…", "Ctrl+Shift+C", lambda: _open_compare_dialog(window))
     menu.addSeparator()
     menu_action(window, menu, "Quit", "Ctrl+Q", window.close)
+
+
+def fill_recent(window: Any, menu: QMenu) -> None:
+    """File ▸ Open recent, as it is when opened: the files opened or saved lately, each with its folder."""
+    menu.clear()
+    paths = recent_files(window.settings)
+    for path in paths:
+        action = menu.addAction(f"{Path(path).name}   ({Path(path).parent})")
+        action.triggered.connect(lambda _=False, p=path: window.open_scenario_file(p))
+    if not paths:
+        menu.addAction("No scenario files yet").setEnabled(False)
+        return
+    menu.addSeparator()
+    menu.addAction("Clear the list").triggered.connect(lambda: forget_recent(window.settings))
 
 
 def _playback_menu(window: Any, menu: QMenu) -> None:

@@ -1,6 +1,7 @@
 """What the window remembers from one session to the next, in QSettings: its size and place, the last
-story (a built-in name or a file path), and the look (display mode and zoom). A saved value that no
-longer fits (a smaller screen, a deleted file, a zoom that is not a number) gives way to the default.
+story (a built-in name or a file path), the scenario files opened or saved lately (File ▸ Open recent),
+and the look (display mode and zoom). A saved value that no longer fits (a smaller screen, a deleted
+file, a zoom that is not a number) gives way to the default.
 """
 
 from __future__ import annotations
@@ -34,6 +35,28 @@ def last_story(settings: QSettings) -> str:
 
 def remember_story(settings: QSettings, source: str) -> None:
     settings.setValue("last_story", source)
+
+
+RECENT_FILES = 8
+
+
+def recent_files(settings: QSettings) -> list[str]:
+    """The scenario files opened or saved lately, the latest first; a file since deleted drops out."""
+    value = settings.value("recent/files", [])
+    paths = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    return [p for p in paths if isinstance(p, str) and Path(p).is_file()][:RECENT_FILES]
+
+
+def remember_recent(settings: QSettings, path: str) -> None:
+    """``path`` (made absolute) first in the recent files, once."""
+    full = str(Path(path).resolve())
+    settings.setValue(
+        "recent/files", [full, *(p for p in recent_files(settings) if p != full)][:RECENT_FILES]
+    )
+
+
+def forget_recent(settings: QSettings) -> None:
+    settings.setValue("recent/files", [])
 
 
 def saved_look(settings: QSettings) -> theme.Theme:

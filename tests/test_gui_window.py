@@ -978,3 +978,67 @@ def test_escape_clears_the_interval_and_the_task_followed(window: MainWindow, qt
     qtbot.keyClick(window, Qt.Key.Key_Escape)
     assert window.cpu_lanes.measured is None
     assert window.cpu_lanes.followed == 0 and window.runqueue.followed == 0
+
+
+def _scenario_files(tmp_path: Path, *names: str) -> list[Path]:
+    out = []
+    for name in names:
+        path = tmp_path / "files" / f"{name}.toml"
+        path.parent.mkdir(exist_ok=True)
+        story = Path(model.__file__).parent.parent / "resources" / "scenarios" / "yield-playground.toml"
+        path.write_text(story.read_text().replace('name = "yield-playground"', f'name = "{name}"'))
+        out.append(path)
+    return out
+
+
+def test_open_recent_lists_the_files_opened_latest_first(make_window, tmp_path: Path) -> None:
+    from gui.window_menus import fill_recent
+
+    w = make_window()
+    first, second = _scenario_files(tmp_path, "first", "second")
+    menu = next(a for a in w.menuBar().actions() if a.text() == "&File").menu()
+    recent = next(a for a in menu.actions() if a.text() == "Open recent").menu()
+
+    def listed() -> list[str]:
+        fill_recent(w, recent)
+        return [a.text().split("   ")[0] for a in recent.actions() if not a.isSeparator()]
+
+    assert listed() == ["No scenario files yet"]
+    assert w.open_scenario_file(str(first)) and w.open_scenario_file(str(second))
+    assert w.open_scenario_file(str(first))  # listed once, and first again
+    assert listed() == ["first.toml", "second.toml", "Clear the list"]
+    assert f"({first.parent})" in recent.actions()[0].text()
+    recent.actions()[1].trigger()
+    assert w.playback.scenario.name == "second" and listed()[:2] == ["second.toml", "first.toml"]
+    second.unlink()  # a deleted file drops out
+    assert listed() == ["first.toml", "Clear the list"]
+    recent.actions()[-1].trigger()
+    assert listed() == ["No scenario files yet"]
+
+
+def test_a_scenario_file_dropped_on_the_window_opens(make_window, tmp_path: Path, qtbot) -> None:
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDragEnterEvent, QDropEvent
+
+    w = make_window()
+    (dropped,) = _scenario_files(tmp_path, "dropped")
+    text = tmp_path / "notes.txt"
+    text.write_text("not a scenario")
+    for path, wanted in ((text, False), (dropped, True)):
+        mime = QMimeData()
+        mime.setUrls([QUrl.fromLocalFile(str(path))])
+        enter = QDragEnterEvent(
+            w.rect().center(),
+            Qt.DropAction.CopyAction,
+            mime,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        w.dragEnterEvent(enter)
+        assert enter.isAccepted() is wanted, path
+        drop = QDropEvent(
+            QPointF(w.rect().center()), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+        )  # fmt: skip
+        w.dropEvent(drop)
+    qtbot.waitUntil(lambda: w.playback.scenario.name == "dropped", timeout=2000)
