@@ -5,6 +5,7 @@ format, resolution and caption choice across runs (QSettings); ``gui.export`` wr
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +73,10 @@ class FigureDialog(QDialog):
 
     def _format_changed(self, _index: int = 0) -> None:
         self.scale.setEnabled(self.suffix() == ".png")
-        path = Path(self.path.text())
-        self.path.setText(str(path.with_suffix(self.suffix())))
+        text = self.path.text()
+        path = Path(text)
+        if path.name and not text.endswith(("/", os.sep)):  # an emptied box, a folder: no name to change
+            self.path.setText(str(path.with_suffix(self.suffix())))
 
     def _browse(self) -> None:
         filters = f"{FORMAT_NAMES[self.suffix()]} (*{self.suffix()})"

@@ -256,3 +256,22 @@ def test_the_icon_provider_never_opens_a_file(tmp_path: Path) -> None:
     assert provider.type(QFileInfo(str(tmp_path))) == "Folder"
     done.set()
     assert not reader_holds(fifo)
+
+
+@pytest.mark.parametrize("typed", ["", ".", "/", "shots/"])
+def test_the_export_dialogs_format_change_leaves_a_nameless_path_alone(qtbot, typed: str) -> None:
+    """A format chosen after the file box was emptied (or holds a folder) raised ValueError ("PosixPath('.')
+    has an empty name") in a slot; a name in the box still takes the new format's extension."""
+    from gui.figure_dialog import FigureDialog
+
+    window = MainWindow(load_scenario("cfs-yield-2007"), use_timer=False)
+    qtbot.addWidget(window)
+    dialog = FigureDialog(window, ["window"], "schedlab-x", window.settings)
+    qtbot.addWidget(dialog)
+    dialog.path.setText(typed)
+    dialog.format.setCurrentIndex((dialog.format.currentIndex() + 1) % dialog.format.count())
+    assert dialog.path.text() == typed
+    other = ".svg" if dialog.suffix() != ".svg" else ".pdf"
+    dialog.path.setText("/tmp/figure.png")
+    dialog.format.setCurrentIndex(dialog.format.findData(other))
+    assert dialog.path.text() == f"/tmp/figure{other}"

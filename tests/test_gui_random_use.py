@@ -4,7 +4,7 @@ What a class does to the window in an hour, in seconds: menu commands, buttons, 
 boxes and sliders set to their ends or anywhere between, tabs, text typed into boxes (numbers, words,
 nothing), keys, clicks, double clicks and wheel turns anywhere, resizes down to 640×480, frames played,
 and the dialogs these open (their fields poked too; the compare dialog sometimes accepted, which opens
-a compare window that gets the same treatment). A slot that raises fails the test (pytest-qt), and so
+a compare window that gets the same treatment; half way, one is opened if none was used yet). A slot that raises fails the test (pytest-qt), and so
 does a guarded event handler (``qt_guard``). The compare window's value box once turned "0.5" into a
 float that the model's live command refused with a TypeError; this is the test that found it.
 
@@ -46,9 +46,10 @@ from PySide6.QtWidgets import (
 )
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
-from gui.compare_dialog import CompareDialog
+from gui.compare_dialog import CompareDialog, open_compare
 from gui.compare_window import CompareWindow
 from gui.main_window import MainWindow
+from model.compare import Side, parse_side
 from model.scenario import load_scenario
 
 STEPS = 500
@@ -82,6 +83,7 @@ class Monkey:
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
         self.done: list[str] = []  # what was done, for the failure message
+        self.accept_compare = False  # the next compare dialog picks a pair, whatever the dice say
 
     def poke(self, root: QWidget, *, answers: bool = True) -> None:
         """One action on one of ``root``'s controls (its dialog buttons too, unless not ``answers``)."""
@@ -201,6 +203,32 @@ class Monkey:
             QApplication.sendEvent(w, wheel)
 
 
+def half_way_compare(window: MainWindow, monkey: Monkey) -> None:
+    """Half way and no compare window used yet (a new menu item shifts every later die): one opened
+    through the menu (the dialog told to pick a pair) or, if that one was refused or closed at once,
+    directly, and poked, so that each seed tries a compare window whatever the menus hold."""
+    monkey.accept_compare = True
+    monkey.done.append("menu 'Compare…'")
+    next(
+        a for m in window.menuBar().findChildren(QMenu) for a in m.actions() if a.text() == "Compare…"
+    ).trigger()
+    monkey.accept_compare = False
+    opened = [
+        w
+        for w in QApplication.topLevelWidgets()
+        if isinstance(w, CompareWindow) and shiboken6.isValid(w) and w.isVisible()
+    ]
+    if not opened:
+        sides = (Side("A", (), "this run"), parse_side("B", ["sched.policy=o1"]))
+        opened = [w for w in [open_compare(window, sides)] if w is not None]
+    for other in opened:
+        other._timer.stop()
+        for _ in range(3):
+            monkey.done.append("in CompareWindow, half way")
+            monkey.poke(other)
+            other._on_frame()
+
+
 @pytest.fixture
 def monkey_dialogs(monkeypatch, tmp_path: Path):
     """Every dialog returns at once (see the module's doc); the monkey of the running test pokes them."""
@@ -216,9 +244,15 @@ def monkey_dialogs(monkeypatch, tmp_path: Path):
         if not isinstance(dialog, QFileDialog):  # its own message boxes would run their own loops
             for _ in range(3):  # its OK left alone: an accepted export would render for many seconds
                 current[0].poke(dialog, answers=False)
-        if isinstance(dialog, CompareDialog) and dialog.result() == 0 and current[0].rng.random() < 0.5:
+        monkey = current[0]
+        if (
+            isinstance(dialog, CompareDialog)
+            and dialog.result() == 0
+            and (monkey.accept_compare or monkey.rng.random() < 0.5)
+        ):
+            monkey.accept_compare = False
             pairs = dialog.findChildren(QPushButton)  # the presets, and Compare (the example setting)
-            current[0].rng.choice(pairs).click()  # picks the pair and accepts: a compare window opens
+            monkey.rng.choice(pairs).click()  # picks the pair and accepts: a compare window opens
         if dialog.isVisible():
             dialog.reject()
         return int(dialog.result())
@@ -248,6 +282,8 @@ def test_random_use_raises_nothing(qtbot, temp_settings, monkey_dialogs, seed: i
     window.resize(1280, 720)
     window.show()
     for step in range(STEPS):
+        if step == STEPS // 2 and not any(what.startswith("in CompareWindow") for what in monkey.done):
+            half_way_compare(window, monkey)
         monkey.act(window)
         for other in QApplication.topLevelWidgets():  # a compare window the dialog opened
             if isinstance(other, CompareWindow) and shiboken6.isValid(other) and other.isVisible():
