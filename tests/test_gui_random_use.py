@@ -5,8 +5,10 @@ boxes and sliders set to their ends or anywhere between, tabs, text typed into b
 nothing), keys, clicks, double clicks and wheel turns anywhere, resizes down to 640×480, frames played,
 and the dialogs these open (their fields poked too; the compare dialog sometimes accepted, which opens
 a compare window that gets the same treatment; half way, one is opened if none was used yet). A slot
-that raises fails the test (pytest-qt), and so does a guarded event handler (``qt_guard``). The compare window's value box once turned "0.5" into a
-float that the model's live command refused with a TypeError; this is the test that found it.
+that raises fails the test (pytest-qt), and so does a guarded event handler (``qt_guard``). The compare
+window's value box once turned "0.5" into a float that the model's live command refused with a
+TypeError; this is the test that found it, and a format chosen in the export dialog with its file box
+emptied another.
 
 Deterministic: a dialog's ``exec`` returns at once (the dialog shown, poked, then rejected), message
 boxes answer at once, an open popup is closed after each step, a tool button with a menu (whose click
