@@ -109,12 +109,13 @@ def run_gui(args: argparse.Namespace) -> int:
     app = _application()
     from gui.main_window import MainWindow
     from gui.window_settings import default_settings, last_story
+    from model.rtapp import load_any
     from model.scenario import load_scenario
 
     settings = default_settings()
     source = getattr(args, "scenario", None) or last_story(settings)
     try:
-        scenario = load_scenario(source)
+        scenario = load_any(source)  # a built-in, a scenario file or an rt-app workload
     except ScenarioError:
         if getattr(args, "scenario", None):
             raise  # the user named it: a one-line error, exit 2

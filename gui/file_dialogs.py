@@ -23,8 +23,8 @@ from PySide6.QtWidgets import QFileDialog, QFileIconProvider, QMessageBox, QWidg
 
 from model.keyspec import one_line
 
-SCENARIO_FILTER = "Scenario files (*.toml)"
-SCENARIO_SUFFIX = ".toml"
+SCENARIO_SUFFIXES = (".toml", ".json")  # a scenario file, or an rt-app workload (model.rtapp)
+SCENARIO_FILTER = "Scenario files and rt-app workloads (*.toml *.json)"
 EXPORT_FILTERS = "PNG image (*.png);;SVG (*.svg)"
 
 
@@ -86,10 +86,10 @@ def error_box(parent: QWidget, title: str, message: str) -> QMessageBox:
 
 
 def dropped_scenario(mime: QMimeData) -> str | None:
-    """The scenario file a drag carries (one local ``.toml`` file), or None: what the window opens on a
-    drop."""
+    """The scenario file a drag carries (one local ``.toml`` file or rt-app ``.json`` workload), or None:
+    what the window opens on a drop."""
     urls = mime.urls() if mime.hasUrls() else []
     if len(urls) != 1 or not urls[0].isLocalFile():
         return None
     path = urls[0].toLocalFile()
-    return path if Path(path).suffix.lower() == SCENARIO_SUFFIX else None
+    return path if Path(path).suffix.lower() in SCENARIO_SUFFIXES else None

@@ -60,6 +60,7 @@ from gui.window_settings import (
     restore_size,
     saved_look,
 )
+from model.rtapp import load_any
 from model.scenario import Scenario, ScenarioError, load_scenario
 from model.snapshot import Snapshot
 
@@ -395,7 +396,7 @@ class MainWindow(QMainWindow):
     def open_scenario_file(self, path: str) -> bool:
         """Open a scenario file; a bad one gives a dialog and the current run goes on."""
         try:
-            scenario = load_scenario(path)
+            scenario = load_any(path)  # a scenario file, or an rt-app workload as the command line reads one
         except ScenarioError as exc:
             self.show_error("Cannot open this scenario", str(exc))
             return False

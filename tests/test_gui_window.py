@@ -1042,3 +1042,18 @@ def test_a_scenario_file_dropped_on_the_window_opens(make_window, tmp_path: Path
         )  # fmt: skip
         w.dropEvent(drop)
     qtbot.waitUntil(lambda: w.playback.scenario.name == "dropped", timeout=2000)
+
+
+def test_an_rt_app_workload_opens_in_the_window_as_on_the_command_line(make_window, tmp_path: Path) -> None:
+    """File ▸ Open scenario… (and a drop) take an rt-app JSON workload, as ``schedlab run`` does; it read
+    it as TOML and refused it ("malformed TOML")."""
+    from gui.file_dialogs import SCENARIO_FILTER
+
+    workload = tmp_path / "video.json"
+    workload.write_text(
+        '{"tasks": {"video": {"run": 3000, "timer": {"ref": "t", "period": 16000}}, "hog": {"run": 10000}}}'
+    )
+    w = make_window()
+    assert w.open_scenario_file(str(workload))
+    assert [t.name for t in w.playback.scenario.tasks] == ["video", "hog"]
+    assert "*.json" in SCENARIO_FILTER
