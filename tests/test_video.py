@@ -62,7 +62,7 @@ def test_a_gif(qtbot, tmp_path: Path) -> None:
         (["--to", "99"], "allowed 0 <= from < to <= 10"),
         (["--fps", "0"], "--fps 0: allowed 1 .. 120"),
         (["--speed", "nan"], "--speed nan: expected a finite number"),
-        (["--speed", "1e-9"], "--speed 1e-09: allowed"),
+        (["--speed", "1e-9"], "--speed 1e-9: allowed"),
         (["--from", "0", "--to", "10", "--speed", "0.0001"], "at most 36000"),
         (["--size", "801x480"], "even width and height"),
     ],
