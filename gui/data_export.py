@@ -24,6 +24,7 @@ from gui.video_dialog import scenario_now
 from model.cli.outputs import check_output, open_atomic_text
 from model.cli.series_csv import write_csv
 from model.scenario import Scenario, ScenarioError, parse_set_value
+from model.scenario_toml import toml_value as scenario_file_value
 from model.sched.base import NSEC_PER_SEC
 from model.simulation import Simulation
 
@@ -46,18 +47,15 @@ def command_line(scenario: Scenario, loaded: Scenario, seed: int, option: str, p
 
 def toml_value(key: str, value: object) -> str:
     """``value`` of ``key`` as a TOML value, which ``--set`` parses back to it (a string as a bare word
-    where ``--set`` reads that word back as the same string: ``sched.policy=cfs-2.6.23``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(toml_value(key, v) for v in value) + "]"
+    where ``--set`` reads that word back as the same string: ``sched.policy=cfs-2.6.23``; otherwise as a
+    scenario file writes it, ``model.scenario_toml``)."""
     if isinstance(value, str):
         try:
-            bare = parse_set_value(key, value) == value
+            if parse_set_value(key, value) == value:
+                return value
         except ScenarioError:
-            bare = False
-        return value if bare else json.dumps(value)  # a JSON string is a TOML basic string
-    return repr(value)
+            pass
+    return scenario_file_value(value)
 
 
 def run_headless(scenario: Scenario, seed: int, progress: Any = None) -> Simulation | None:

@@ -60,12 +60,18 @@ def test_the_json_is_run_json_but_for_the_wall_time(qtbot, tmp_path: Path, capsy
     assert from_window == from_cli
 
 
-def test_a_bad_extension_gets_a_dialog_and_no_file(qtbot, tmp_path: Path, monkeypatch) -> None:
+def refusing_window(qtbot, tmp_path: Path, monkeypatch):  # type: ignore[no-untyped-def]
+    """The 2007 window with its error dialogs caught in a list, and an empty folder to write in."""
     window = window_on(qtbot, "cfs-yield-2007")
-    tmp_path = tmp_path / "out"
-    tmp_path.mkdir()
+    folder = tmp_path / "out"
+    folder.mkdir()
     said: list[str] = []
     monkeypatch.setattr(window, "show_error", lambda title, message: said.append(message))
+    return window, folder, said
+
+
+def test_a_bad_extension_gets_a_dialog_and_no_file(qtbot, tmp_path: Path, monkeypatch) -> None:
+    window, tmp_path, said = refusing_window(qtbot, tmp_path, monkeypatch)
     assert export_data(window, tmp_path / "x.txt") is None
     assert said and "allowed: .csv, .json" in said[0]
     assert not (tmp_path / "x.txt").exists()
@@ -103,8 +109,8 @@ def test_a_value_in_the_command_line_reads_back_as_itself(value: object) -> None
 
 
 def test_save_scenario_keeps_the_live_settings_and_opens_again(qtbot, tmp_path: Path, capsys) -> None:
-    """File ▸ Save scenario as…: the run as it is on screen (a live toggle, another CPU count), as a
-    file that the window opens again and ``schedlab run`` runs to the same numbers."""
+    """File ▸ Save scenario as…: the run as it is on screen (a live toggle), as a file that the window
+    opens again and ``schedlab run`` runs to the same numbers."""
     from gui.scenario_save import save_scenario, scenario_to_save
 
     window = window_on(qtbot, "yield-playground")
@@ -118,33 +124,18 @@ def test_save_scenario_keeps_the_live_settings_and_opens_again(qtbot, tmp_path: 
     assert again.open_scenario_file(str(out))
     assert again.playback.scenario.settings() == scenario_to_save(window).settings()
     assert again.playback.scenario.tasks == window.playback.scenario.tasks
-    assert again.lesson_driver is not None  # the window runs it; a saved file has no built-in lesson
-    for argv in (["run", str(out), "--duration", "0.3", "--json"], ["run", "yield-playground", "--set",
-                 "sched.compat_yield=1", "--duration", "0.3", "--json"]):  # fmt: skip
-        assert cli.main(argv) == 0
-    first, second = (json.loads(part) for part in _two_json(capsys.readouterr().out))
-    assert (
-        first["threads"] == second["threads"] and first["threads"]["yielder"]["share"] < 0.05
-    )  # compat_yield kept
-
-
-def _two_json(text: str) -> list[str]:
-    decoder, out, at = json.JSONDecoder(), [], 0
-    while len(out) < 2:
-        _, end = decoder.raw_decode(text, at)
-        out.append(text[at:end])
-        at = end + 1
-    return out
+    assert again.playback.scenario.builtin == ""  # a saved file is the user's: no built-in lesson
+    runs = []
+    for argv in (["run", str(out)], ["run", "yield-playground", "--set", "sched.compat_yield=1"]):
+        assert cli.main([*argv, "--duration", "0.3", "--json"]) == 0
+        runs.append(json.loads(capsys.readouterr().out)["threads"])
+    assert runs[0] == runs[1] and runs[0]["yielder"]["share"] < 0.05  # compat_yield kept: yields lose
 
 
 def test_save_scenario_refuses_a_folder_and_keeps_the_old_file(qtbot, tmp_path: Path, monkeypatch) -> None:
     from gui.scenario_save import save_scenario
 
-    window = window_on(qtbot, "cfs-yield-2007")
-    tmp_path = tmp_path / "out"
-    tmp_path.mkdir()
-    said: list[str] = []
-    monkeypatch.setattr(window, "show_error", lambda title, message: said.append(message))
+    window, tmp_path, said = refusing_window(qtbot, tmp_path, monkeypatch)
     assert not save_scenario(window, tmp_path)
     assert not save_scenario(window, tmp_path / "x.txt")
     assert "folder" in said[0] and ".toml" in said[1]
