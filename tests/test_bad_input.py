@@ -209,6 +209,11 @@ def unknown_cases() -> list[Case]:
         Case("newline in key", ("s.toml",), "machine.a\\nb", '[machine]\n"a\\nb" = 1\n'),
         Case("--set without =", ("s.toml", "--set", "machine.cpus"), "KEY=VALUE"),
         Case("--set no section", ("s.toml", "--set", "cpus=2"), "cpus"),
+        Case(
+            "--set a key twice",
+            ("s.toml", "--set", "machine.cpus=2", "--set", "machine.cpus= 3"),
+            "given twice",
+        ),
         Case("--set huge value", ("s.toml", "--set", "scenario.title=" + "x" * 20_000), "scenario.title"),
         Case(
             "--set dotted value",

@@ -85,6 +85,23 @@ def test_sweep_on_a_local_dask_cluster(tmp_path: Path, capsys: pytest.CaptureFix
         (["--vary", "qdisc.weight_p=8", "--metric", "fairness_jain", "--jobs", "0"], "--jobs"),
         (["--vary", "qdisc.weight_p=8", "--metric", "fairness_jain", "--executor", "dask"], "--scheduler"),
         (["--vary", "qdisc.weight_p=8", "--metric", "fairness_jain", "--out", "x.txt"], "CSV"),
+        (
+            ["--vary", "qdisc.weight_p=8,64", "--set", "qdisc.weight_p=4", "--metric", "fairness_jain"],
+            "also given",
+        ),
+        (
+            [
+                "--vary",
+                "qdisc.bands=3",
+                "--set",
+                "qdisc.weight_p=4",
+                "--set",
+                "qdisc.weight_p=8",
+                "--metric",
+                "x",
+            ],
+            "twice",
+        ),
     ],
 )
 def test_bad_sweeps_are_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:

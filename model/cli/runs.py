@@ -33,7 +33,13 @@ def build_scenario(
         key, eq, value = item.partition("=")
         if not eq or not key:
             raise ScenarioError(f"--set {shown(item)}: expected KEY=VALUE, e.g. --set sched.policy=o1")
-        overrides[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if key in overrides:  # only the last would count, and the run's settings would not say so
+            raise ScenarioError(
+                f"--set {key}: given twice ({shown(str(overrides[key]))}, then {shown(value)}); "
+                "give each key once"
+            )
+        overrides[key] = value
     if duration is not None:
         overrides["scenario.duration_s"] = option_value("--duration", duration, "scenario.duration_s")
     return (load_any(name) if base is None else base).with_overrides(overrides)

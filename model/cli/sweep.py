@@ -115,6 +115,10 @@ def _check_metric(source: Source, metric: str, first: Job) -> None:
 def cmd_sweep(args: argparse.Namespace) -> int:
     source = _source(args)
     vary = parse_vary(args.vary)
+    set_keys = {item.partition("=")[0].strip() for item in args.set}
+    for key, _ in vary:
+        if key in set_keys:  # the --vary values would silently replace the --set one
+            raise ScenarioError(f"--vary {key}: also given by --set; give it in one of the two")
     jobs = make_jobs(vary, parse_seeds(args.seeds))
     for key, vals in vary:  # every value checked before any run: one line naming the bad one
         for v in vals:
