@@ -384,6 +384,12 @@ def test_bad_restart_value_is_a_dialog_and_the_run_goes_on(window: MainWindow, m
     assert window.playback.simulation is sim and sim.now_ns == t
 
 
+def test_an_unanswered_dialog_fails_a_test_at_once(window: MainWindow) -> None:
+    # The suite's guard (tests/conftest.py): a real modal would wait for a click until the timeout.
+    with pytest.raises(AssertionError, match="Cannot open this story: nope"):
+        window.show_error("Cannot open this story", "nope")
+
+
 def test_opening_a_malformed_scenario_shows_a_dialog(window: MainWindow, tmp_path: Path, monkeypatch) -> None:
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append((box.windowTitle(), box.text())))
