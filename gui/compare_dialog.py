@@ -1,4 +1,5 @@
-"""File ▸ Compare…: pick the classic pair (one click each) or "this run against the same with …".
+"""File ▸ Compare…: pick a classic pair or three-way comparison (one click each) or "this run against
+the same with …" (B, and a third side C if its box is filled in).
 
 Side A is this run's scenario with its live settings as they are now; a preset's sides change what
 the preset names on top of it (``model.presets``, the same pairs as ``schedlab compare --preset``).
@@ -32,11 +33,19 @@ def applicable_presets(scenario: Scenario) -> list[str]:
 def custom_example(scenario: Scenario) -> str:
     """A setting worth comparing in this scenario: the exit rule with a qdisc, the yield sysctl where
     a task yields, else the scheduler."""
+    return custom_examples(scenario)[0]
+
+
+def custom_examples(scenario: Scenario) -> tuple[str, str]:
+    """Side B's example and a third side's: with a qdisc the 3.1 quota and jamal's quota with the
+    jiffy; where a task yields the yield sysctl and the fixed iperf build (or O(1) without iperf);
+    else two other schedulers."""
     if scenario.has_qdisc:
-        return "qdisc.exit_rule=quota"
+        return "qdisc.exit_rule=quota", "qdisc.exit_rule=quota+jiffy"
     if scenario.may_yield:
-        return "sched.compat_yield=1"
-    return "sched.policy=eevdf"
+        client = scenario.iperf.enabled and scenario.iperf.mode == "client"
+        return "sched.compat_yield=1", "iperf.thread_rest=fixed" if client else "sched.policy=o1"
+    return "sched.policy=eevdf", "sched.policy=bfs"
 
 
 class CompareDialog(QDialog):
@@ -45,18 +54,23 @@ class CompareDialog(QDialog):
         self.setWindowTitle("Compare")
         self.choice: tuple[Side, ...] | None = None
         column = QVBoxLayout(self)
-        column.addWidget(QLabel("A classic pair, on this story with its settings as they are now:"))
+        column.addWidget(QLabel("A classic comparison, on this story with its settings as they are now:"))
         for name in applicable_presets(scenario):
             button = QPushButton(PRESETS[name].title)
             button.clicked.connect(lambda _=False, n=name: self._pick(PRESETS[n].sides))
             column.addWidget(button)
-        example = custom_example(scenario)
+        example, third = custom_examples(scenario)
         column.addWidget(QLabel(f"Or this run (A) against the same with (B), e.g. {example}:"))
-        row = QHBoxLayout()
         self.custom = QLineEdit(example)
-        row.addWidget(self.custom, 1)
+        column.addWidget(self.custom)
+        column.addWidget(QLabel("And a third side (C), if you like (empty: none):"))
+        row = QHBoxLayout()
+        self.custom_c = QLineEdit()
+        self.custom_c.setPlaceholderText(f"e.g. {third}")
+        row.addWidget(self.custom_c, 1)
         go = QPushButton("Compare")
         go.clicked.connect(self._custom)
+        go.setDefault(True)  # Enter in either box compares what they say (not the first classic one)
         row.addWidget(go)
         column.addLayout(row)
         self.error = QLabel()
@@ -69,11 +83,13 @@ class CompareDialog(QDialog):
 
     def _custom(self) -> None:
         try:
-            b = parse_side("B", self.custom.text().split(), "")
+            sides = [Side("A", (), "this run"), parse_side("B", self.custom.text().split(), "")]
+            if self.custom_c.text().strip():
+                sides.append(parse_side("C", self.custom_c.text().split(), ""))
         except ScenarioError as exc:
             self.error.setText(str(exc))
             return
-        self._pick((Side("A", (), "this run"), b))
+        self._pick(tuple(sides))
 
 
 def open_compare(window: Any, sides: tuple[Side, ...]) -> CompareWindow | None:

@@ -8,8 +8,10 @@ differences as ``model.compare.differences`` words them for ``schedlab compare``
 Mbit/s"): the same functions, so the window and the command line agree (a Jain index, which the
 command line words "Jain 0.58 → 0.96", needs no more than its values here). A live
 setting can go to one side or to all. The window opens from File ▸ Compare…, with the classic pairs
-of ``model.presets`` one click each, or "this run against the same with KEY=VALUE". An interval marked
-(Shift+drag) or a task followed (a click) on one side's lanes is marked or followed on every side.
+and three-way comparisons of ``model.presets`` one click each, or "this run against the same with
+KEY=VALUE" (and a third side). An interval marked (Shift+drag) or a task followed (a click) on one
+side's lanes is marked or followed on every side. Export… writes the window, the graph or a side's
+lanes as a figure (``gui.compare_export``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -35,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.compare_export import compare_export_dialog
 from gui.draw import palette, theme
 from gui.draw.graph_items import (
     TICK_PT,
@@ -65,6 +68,8 @@ STYLE_WORDS = ("solid", "dashed", "dotted", "dash-dot")
 FRAME_MS = 33
 MEAN_SAMPLES = 10
 HEADLINE_EVERY_FRAMES = 10  # the numbers change every third of a second: readable
+GRAPH_ROOM = 260  # px: with less, the lanes fold their legends to give the graph more
+COMPARE_LANE_H = 46  # a lane in the height the lanes ask for here: two-line heads, and the graph its share
 
 
 def live_here(sim: Simulation, key: str) -> bool:
@@ -129,12 +134,20 @@ class CompareWindow(QMainWindow):
         column.addWidget(self.numbers)
         row = QHBoxLayout()
         self.lanes: list[CpuLanesPanel] = []
+        self.titles: list[QLabel] = []
         for i, side in enumerate(self.sides):
             cell = QVBoxLayout()
             title = QLabel(f"{side.label} ({STYLE_WORDS[i]} line): {side.name}")
             title.setStyleSheet(f"color: {SIDE_COLOURS[i]};")
             styled_font(title, 12, bold=True)  # which side is which, read from the back of a room
+            title.setWordWrap(True)  # a long side's settings take a second line, not the screen's width
+            self.titles.append(title)
             lanes = CpuLanesPanel()
+            if len(self.sides) > 2:  # three or four sides side by side on a 1280-pixel screen
+                lanes.allow_narrow()
+            # Lanes asking for their roomy 76 px each took the height of a 720-pixel screen from the
+            # graph, the comparison itself (180 px, its data 70): asking for less, they share it.
+            lanes.roomy_lane_h = COMPARE_LANE_H
             lanes.set_window_ns(window_ns_for(self.speed) // 20)
             # One clock: an interval marked or a task followed on one side is marked or followed on all.
             lanes.interval_marked.connect(self._mark_everywhere)
@@ -175,7 +188,14 @@ class CompareWindow(QMainWindow):
         self._kind = ""  # what the graph shows ("jain", "bandwidth", "share:NAME"): known at the first frame
         self._y_top = 0.0  # the bandwidth axis's round top (it only grows)
         self._coloured = False
-        column.addWidget(self.graph_view, 2)
+        # In a box of its own, which a figure draws (pyqtgraph's view overrides render() with another
+        # signature, so it cannot be drawn as a plain widget is).
+        self.graph_box = QWidget()
+        self.graph_box.installEventFilter(self)  # its height changes with everything above it
+        box = QVBoxLayout(self.graph_box)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(self.graph_view)
+        column.addWidget(self.graph_box, 2)
         self.setCentralWidget(central)
 
     def _build_controls(self) -> QHBoxLayout:
@@ -195,6 +215,15 @@ class CompareWindow(QMainWindow):
         row.addWidget(self.speed_box)
         self.time_label = QLabel()
         row.addWidget(self.time_label)
+        export = QPushButton("Export…")
+        export.setToolTip("The window, the graph or one side's lanes as PNG, SVG or PDF (Ctrl+Shift+S)")
+        export.clicked.connect(lambda: compare_export_dialog(self))
+        row.addWidget(export)
+        # The main window's keys for the same things: Space plays and pauses (not while the value box
+        # has the keyboard: a value may have spaces), Ctrl+Shift+S exports, Ctrl+W closes.
+        for keys, slot in (("Space", self.toggle), ("Ctrl+Shift+S", lambda: compare_export_dialog(self))):
+            QShortcut(QKeySequence(keys), self, slot)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Close), self, self.close)
         row.addStretch(1)
         row.addWidget(QLabel("Live:"))
         self.key_box = QComboBox()
@@ -380,6 +409,28 @@ class CompareWindow(QMainWindow):
     def _keep_lanes_whole(self, lanes: CpuLanesPanel) -> None:
         lanes.setMinimumHeight(lanes.needed_height())
 
+    def _fit_room(self) -> None:
+        """Keep every side's lanes level and leave the graph its share: the titles take the height of
+        the tallest (one wraps where another does not), and where the lanes with their legends would
+        leave the graph less than GRAPH_ROOM the legends fold on every side (each lane's head still
+        names and colours its task; hovering a strip says what it shows), and come back with room."""
+        if not self.isVisible():
+            return
+        title_h = max(t.heightForWidth(t.width()) for t in self.titles)
+        for t in self.titles:
+            if (t.minimumHeight(), t.maximumHeight()) != (title_h, title_h):
+                t.setFixedHeight(title_h)
+        room = self.graph_box.geometry().bottom() - self.lanes[0].geometry().top()
+        graph_least = GRAPH_ROOM
+        fold = max(lanes.needed_height(legend=True) for lanes in self.lanes) + graph_least > room
+        for lanes in self.lanes:
+            if lanes.legend_folded != fold:
+                lanes.fold_legend(fold)
+                self._keep_lanes_whole(lanes)
+            # No taller than leaves the graph its room (a layout short of room gave the lanes all the
+            # height they asked for first), never shorter than every lane needs.
+            lanes.setMaximumHeight(max(lanes.needed_height(), int(room - graph_least)))
+
     def apply_theme(self) -> None:
         """Text and graph at the display mode and zoom now (the main window calls this when they change,
         from its View menu): a window of its own does not inherit the main window's font."""
@@ -393,11 +444,23 @@ class CompareWindow(QMainWindow):
             lanes.apply_theme()
             self._keep_lanes_whole(lanes)
         self._fit_legend()
+        QTimer.singleShot(0, self, self._fit_room)  # once the new fonts are laid out
 
     @guarded
     def resizeEvent(self, event: object) -> None:  # Qt override
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._fit_legend()
+        self._fit_room()
+
+    @guarded
+    def showEvent(self, event: object) -> None:  # Qt override
+        super().showEvent(event)  # type: ignore[arg-type]
+        QTimer.singleShot(0, self, self._fit_room)  # the first layout is done by then
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if watched is self.graph_box and event.type() == QEvent.Type.Resize:
+            self._fit_room()  # the headline grew a line, a title wrapped, the text size changed
+        return False
 
     def _fit_legend(self) -> None:
         """As many legend entries a row as the graph's width holds."""

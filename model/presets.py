@@ -1,5 +1,6 @@
-"""The classic A/B pairs of the three stories and the playground, declared once as data: ``schedlab
-compare --preset`` runs them, and the window offers the same list as one-click buttons.
+"""The classic A/B pairs of the three stories and the playground, and two three-way comparisons (a
+story's whole arc: the problem and both remedies, three kernels' exit rules), declared once as data:
+``schedlab compare --preset`` runs them, and the window offers the same list as one-click buttons.
 
 Each preset names the built-in scenario it was made for and what a scenario needs for it to mean
 anything (an iperf client for a ``thread_rest`` build, a qdisc for an exit rule, a task that yields
@@ -55,6 +56,35 @@ PRESETS: dict[str, Preset] = {
             "yielder",
         ),
         Preset(
+            "yield-remedies",
+            "CFS 2.6.23 and iperf's sched_yield(), then each remedy: sched_compat_yield 1, the fixed build",
+            "cfs-yield-2007",
+            (
+                _side(
+                    "A",
+                    "sched_yield, compat 0",
+                    "sched.policy=cfs-2.6.23",
+                    "sched.compat_yield=0",
+                    "iperf.thread_rest=sched_yield",
+                ),
+                _side(
+                    "B",
+                    "compat_yield 1",
+                    "sched.policy=cfs-2.6.23",
+                    "sched.compat_yield=1",
+                    "iperf.thread_rest=sched_yield",
+                ),
+                _side(
+                    "C",
+                    "fixed build",
+                    "sched.policy=cfs-2.6.23",
+                    "sched.compat_yield=0",
+                    "iperf.thread_rest=fixed",
+                ),
+            ),
+            "iperf-client",
+        ),
+        Preset(
             "fixed-build",
             "iperf's thread_rest() with sched_yield() against the fixed build (condition variables)",
             "cfs-yield-2007",
@@ -91,6 +121,17 @@ PRESETS: dict[str, Preset] = {
             (
                 _side("A", "3.0-rc4 time", "qdisc.exit_rule=time"),
                 _side("B", "3.1 quota", "qdisc.exit_rule=quota"),
+            ),
+            "qdisc",
+        ),
+        Preset(
+            "exit-rules",
+            "__qdisc_run's three exit rules: 3.0-rc4's time, jamal's quota with the jiffy, 3.1's quota",
+            "qdisc-fairness-2011",
+            (
+                _side("A", "3.0-rc4 time", "qdisc.exit_rule=time"),
+                _side("B", "jamal's quota+jiffy", "qdisc.exit_rule=quota+jiffy"),
+                _side("C", "3.1 quota", "qdisc.exit_rule=quota"),
             ),
             "qdisc",
         ),

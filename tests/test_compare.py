@@ -104,6 +104,16 @@ def test_compare_json_from_a_preset(capsys: pytest.CaptureFixture[str]) -> None:
     assert d["same_outcome"] is False
 
 
+def test_the_yield_remedies_preset_shows_either_remedy_restoring_the_bandwidth(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # What the README says of it: the sched_yield build under CFS is slow, each remedy brings it back.
+    code, out, err = run(capsys, "compare", "--preset", "yield-remedies", "--duration", "3", "--json")
+    assert code == 0, err
+    a, b, c = (s["summary"]["bandwidth_mbps"] for s in json.loads(out)["sides"])
+    assert a < 0.75 * b and b == pytest.approx(c, rel=0.01), (a, b, c)
+
+
 def test_compare_prints_the_difference_and_notes_equal_runs(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys,
@@ -224,12 +234,13 @@ def test_bad_compares_are_one_line(capsys: pytest.CaptureFixture[str], argv: lis
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1, err
 
 
-def test_presets_are_data_with_two_sides_each() -> None:
+def test_presets_are_data_with_two_or_three_sides_that_differ() -> None:
     for p in PRESETS.values():
         base = build_scenario(p.scenario, [], 0.01)
-        assert [s.label for s in p.sides] == ["A", "B"]
-        scenarios = [side_scenario(base, s) for s in p.sides]
-        assert scenarios[0].settings() != scenarios[1].settings(), p.name
+        assert [s.label for s in p.sides] in (["A", "B"], ["A", "B", "C"]), p.name
+        settings = [str(sorted(side_scenario(base, s).settings().items())) for s in p.sides]
+        assert len(set(settings)) == len(settings), p.name
+    assert sum(len(p.sides) == 3 for p in PRESETS.values()) == 2
 
 
 def test_metric_paths_name_every_number_of_a_summary() -> None:

@@ -121,6 +121,71 @@ def test_the_main_window_opens_this_run_against_the_same_with_a_setting(qtbot) -
     compare.close()
 
 
+def test_a_third_side_from_the_dialog_and_enter_compares_what_the_boxes_say(qtbot) -> None:
+    from PySide6.QtCore import Qt
+
+    from gui.main_window import MainWindow
+
+    main = MainWindow(load_scenario("cfs-yield-2007"), use_timer=False)
+    qtbot.addWidget(main)
+    dialog = CompareDialog(main, load_scenario("cfs-yield-2007"))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.custom_c.setText("iperf.thread_rest=fixed")
+    dialog.custom_c.setFocus()
+    qtbot.keyClick(dialog.custom_c, Qt.Key.Key_Return)  # the first classic button took Enter before
+    assert dialog.choice is not None
+    assert [(s.label, s.settings) for s in dialog.choice] == [
+        ("A", ()),
+        ("B", (("sched.compat_yield", "1"),)),
+        ("C", (("iperf.thread_rest", "fixed"),)),
+    ]
+    dialog.custom_c.setText("nonsense")
+    dialog._custom()
+    assert dialog.error.text().startswith("--c 'nonsense': expected KEY=VALUE"), dialog.error.text()
+
+
+def test_three_sides_fit_a_1280_screen_and_the_graph_keeps_its_share(qtbot) -> None:
+    # Three lanes panels of 480 pixels made the window 1470 wide; and at 720 high the lanes, asking
+    # for 76 px a lane, left the graph (the comparison itself) its least 180 px, 70 of them data.
+    # In projector mode the lanes, asking for as much, still left it 210 px; and a side whose title
+    # wrapped had its lanes lower than the others'. Where even that is short, the legends fold.
+    from gui.draw import theme
+
+    sides_3 = (*PRESETS["time-vs-quota"].sides, Side("C", (("qdisc.exit_rule", "quota+jiffy"),)))
+    cases = [
+        ("standard", "exit-rules", PRESETS["exit-rules"].sides, False),
+        ("standard", "time-vs-quota", PRESETS["time-vs-quota"].sides, False),
+        ("projector", "untitled sides", sides_3, False),
+        ("large", "untitled sides", sides_3, True),
+    ]
+    try:
+        for mode, name, sides, folds in cases:
+            theme.set_theme(theme.make_theme(mode))
+            window = CompareWindow(load_scenario("qdisc-fairness-2011"), sides, use_timer=False)
+            qtbot.addWidget(window)
+            window.resize(1280, 720)
+            window.show()
+            qtbot.waitExposed(window)
+            for _ in range(20):
+                window.advance(FRAME_NS)
+            qtbot.wait(10)
+            case = (mode, name)
+            assert window.width() == 1280 and window.height() == 720, (case, window.size())
+            assert len({lanes.geometry().top() for lanes in window.lanes}) == 1, case  # level
+            for lanes in window.lanes:
+                assert lanes.height() >= lanes.needed_height()
+                assert lanes.legend_folded == folds, case
+                _, strip_w = lanes._strips_x()  # logical pixels: the text size's zoom makes them larger
+                assert strip_w * lanes.zoom >= 170 and lanes.head_w() >= 130, (case, strip_w, lanes.head_w())
+            # large text, three sides, 720 pixels: the legends folded, the lanes at their least
+            least = 200 if mode == "large" else 250
+            assert window.graph_view.height() >= least, (case, window.graph_view.height())
+            window.close()
+    finally:
+        theme.set_theme(theme.make_theme("standard"))
+
+
 def test_the_graph_is_the_main_windows_legend_under_the_data_and_jain_on_its_fixed_axis(qtbot) -> None:
     # The legend sat in the plot's top left, with the y axis stretched to leave it room: Jain's axis
     # ran to 1.47 (to 2.0 at small sizes), and the graph had none of the main window's sizes or floor.
@@ -299,3 +364,60 @@ def test_a_speed_the_model_cannot_keep_up_with_is_capped_and_the_clock_says_so(q
     # took 25 ms as well, the one after less again.
     assert steps[:2] == [frame_ns, frame_ns * 8 // 25] and 0 < steps[2] < steps[1]
     assert window.limited and "cannot keep up" in window.time_label.toolTip()
+
+
+def test_export_writes_each_part_with_a_caption_and_a_bad_path_is_a_dialog(
+    qtbot, tmp_path, monkeypatch
+) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    from gui.compare_export import compare_caption, compare_targets, export_compare
+    from gui.figures import FigureOptions
+
+    window = CompareWindow(
+        load_scenario("qdisc-fairness-2011"), PRESETS["exit-rules"].sides, seed=3, use_timer=False
+    )
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    qtbot.waitExposed(window)
+    for _ in range(10):
+        window.advance(FRAME_NS)
+    assert list(compare_targets(window)) == [
+        "Whole window",
+        "Graph",
+        "Side A: CPU lanes",
+        "Side B: CPU lanes",
+        "Side C: CPU lanes",
+    ]
+    caption = compare_caption(window)
+    assert "A: 3.0-rc4 time; B: jamal's quota+jiffy; C: 3.1 quota" in caption and "seed 3" in caption
+    sizes = {}
+    for i, target in enumerate(compare_targets(window)):
+        path = tmp_path / f"part{i}.png"
+        assert export_compare(window, target, str(path))
+        sizes[target] = path.stat().st_size
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(set(sizes.values())) == len(sizes)  # five different pictures
+    svg = tmp_path / "graph.svg"
+    assert export_compare(window, "Graph", str(svg), FigureOptions(caption=caption))
+    assert "3.1 quota" in svg.read_text(encoding="utf-8")  # the caption (and the legend) in the drawing
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text: said.append(text))
+    assert not export_compare(window, "Graph", str(tmp_path / "graph.txt"))
+    assert len(said) == 1 and "graph.txt" in said[0] and "\n" not in said[0]
+    # Space plays and pauses, as in the main window (shortcuts fire in the active window only)
+    from PySide6.QtWidgets import QApplication
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    assert not window.playing
+    qtbot.keyClick(window, Qt.Key.Key_Space)
+    assert window.playing and window.play_button.text() == "Pause"
+    qtbot.keyClick(window, Qt.Key.Key_Space)
+    assert not window.playing
+    window.value_edit.setFocus()
+    qtbot.keyClick(window.value_edit, Qt.Key.Key_Space)  # a space typed in the value box stays there
+    assert not window.playing
+    window.close()

@@ -91,6 +91,8 @@ def paint_lane_head(
         swatch = QRectF(
             r.left() + max(fm.horizontalAdvance(t) for t in ("CPU 00", name)) + 4, base - 13, 22, 16
         )
+        if right < swatch.right() + 8:  # a narrow head (a comparison's sides): the badges go first,
+            return  # and the strip beside it shows the task
     _swatch(p, swatch, code)
     p.setFont(fonts.bold if code > 0 else fonts.plain)
     room = int(right - swatch.right() - 8)

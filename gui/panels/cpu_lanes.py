@@ -57,9 +57,15 @@ MERGE_PX = 1600  # segments shorter than window / MERGE_PX are merged as they ar
 
 AXIS_H, LEFT_W, PAD = 28, 290, 8
 MIN_LANE_H = 20.0
+ROOMY_LANE_H = 76  # a lane in the height the panel asks for: two-line heads, a tall strip
 YIELD_SPACING = 4  # px between yield marks: a tick is 2 px wide, and closer ones run into a bar
 COMPACT_LANE_H = 18.0  # the least lane on a stage short of room even after every other fold
 FOOT_PAD = PAD / 2  # under the time axis: the headline below has its own margin
+MIN_W = 480  # the panel's least width: LEFT_W of heads and a strip of MIN_W - LEFT_W - 2 * PAD
+# A comparison of three or four sides (``allow_narrow``): the heads give way down to NARROW_HEAD_W,
+# their words elided, so that the strip keeps what it has at MIN_W.
+NARROW_HEAD_W = 130
+NARROW_MIN_W = NARROW_HEAD_W + MIN_W - LEFT_W
 FOLDED_TOP = 6.0  # above the first lane when the legend is folded
 
 
@@ -91,7 +97,9 @@ class CpuLanesPanel(StripWindowPanel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(MAX_PAN_WINDOWS, parent)
-        self.setMinimumSize(480, 120)
+        self.setMinimumSize(MIN_W, 120)
+        self._least_w = MIN_W
+        self.roomy_lane_h = ROOMY_LANE_H  # a lane's height in the size the panel asks for
         font = QFont(self.font().family(), 11)
         bold = QFont(font)
         bold.setBold(True)
@@ -176,7 +184,7 @@ class CpuLanesPanel(StripWindowPanel):
         """The height the lanes would like (roomy lanes), with the legend and the quiet CPUs as for
         ``needed_height``."""
         n = max(len(self._row_spans(merged)), 1)
-        return int((self._legend_h(legend) + AXIS_H + 2 * PAD + 4 + n * 76) * self.zoom)
+        return int((self._legend_h(legend) + AXIS_H + 2 * PAD + 4 + n * self.roomy_lane_h) * self.zoom)
 
     def sizeHint(self) -> QSize:
         return QSize(1000, self.size_hint_height())
@@ -258,7 +266,21 @@ class CpuLanesPanel(StripWindowPanel):
         self._relayout()
 
     def minimumSizeHint(self) -> QSize:
-        return QSize(480, 120)
+        return QSize(self._least_w, 120)
+
+    def allow_narrow(self) -> None:
+        """Let the panel go down to NARROW_MIN_W, its heads narrower than LEFT_W (a comparison's
+        third and fourth sides would not fit a 1280-pixel screen at MIN_W each)."""
+        self._least_w = NARROW_MIN_W
+        self.setMinimumWidth(NARROW_MIN_W)
+        self.updateGeometry()
+
+    def head_w(self) -> float:
+        """The lane heads' width: LEFT_W; on a panel allowed narrow (``allow_narrow``) and narrower
+        than MIN_W, what is left beside a strip as wide as at MIN_W, at least NARROW_HEAD_W."""
+        if self._least_w == MIN_W:
+            return float(LEFT_W)
+        return max(float(NARROW_HEAD_W), min(float(LEFT_W), self.lw() - (MIN_W - LEFT_W)))
 
     # ---- ingest -------------------------------------------------------------------------------------
 
@@ -299,13 +321,13 @@ class CpuLanesPanel(StripWindowPanel):
         avail = self.lh() - top - AXIS_H - FOOT_PAD
         rows = len(self._rows) if self._rows else len(self.lanes)
         lane_h = lane_height(avail, rows, self._least_lane())
-        return legend_h, top, lane_h, max(self.lw() - LEFT_W - 2 * PAD, 10)
+        return legend_h, top, lane_h, max(self.lw() - self.head_w() - 2 * PAD, 10)
 
     def _relayout(self) -> None:
         self._layout_size = self.size()
         self._rows = self._row_spans(None)
         _, _, _, strip_w = self._geometry()
-        x0, now, win = LEFT_W + PAD, self.view_end_ns, self.window_ns
+        x0, now, win = self.head_w() + PAD, self.view_end_ns, self.window_ns
         lanes = [self.lanes[first] for first, _ in self._rows]  # a shared lane is drawn as its first CPU's
         self._runs = [
             (
@@ -335,6 +357,7 @@ class CpuLanesPanel(StripWindowPanel):
         p.fillRect(self.logical_rect(), palette.BACKGROUND)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         _, top, lane_h, strip_w = self._geometry()
+        left = self.head_w()
         # The legend and the lane heads read the same from frame to frame (a head changes when its CPU
         # switches): each is copied from a pixmap while it does (``gui.draw.layer_cache``). Every
         # repaint still draws them all: a grab or a video frame of the panel shows everything.
@@ -344,7 +367,7 @@ class CpuLanesPanel(StripWindowPanel):
         self._parts.draw(p, "legend", legend_key, QRectF(0, 0, self.lw(), top), paint)
         for row, runs in enumerate(self._runs):
             y = top + row * lane_h
-            head = QRectF(PAD, y, LEFT_W - PAD, lane_h - 4)
+            head = QRectF(PAD, y, left - PAD, lane_h - 4)
             self._parts.draw(
                 p,
                 ("head", row),
@@ -352,17 +375,17 @@ class CpuLanesPanel(StripWindowPanel):
                 head.adjusted(-3, -3, 3, 3),  # and the badges' outlines
                 functools.partial(self._paint_lane_head, row=row, r=head),
             )
-            strip = QRectF(LEFT_W + PAD, y, strip_w, lane_h - 6)
+            strip = QRectF(left + PAD, y, strip_w, lane_h - 6)
             band = self._yields_seen or self._tenures_seen
             paint_strip(p, runs, strip, self._names, self._fonts.bold, band)
             if self.followed:
                 veil_others(p, runs[0], strip, self.followed)
         self._parts.end_frame()
         if self.measured is not None:
-            strips = QRectF(LEFT_W + PAD, top, strip_w, len(self._runs) * lane_h - 6)
+            strips = QRectF(left + PAD, top, strip_w, len(self._runs) * lane_h - 6)
             paint_interval(p, self.measured, strips, self.shown, self._fonts.bold)
         paint_axis(
-            p, top + len(self._runs) * lane_h, PAD, (LEFT_W + PAD, strip_w), self.shown, self._fonts.plain
+            p, top + len(self._runs) * lane_h, PAD, (left + PAD, strip_w), self.shown, self._fonts.plain
         )
         p.end()
 
@@ -387,10 +410,10 @@ class CpuLanesPanel(StripWindowPanel):
 
     def _strips_x(self) -> tuple[float, float]:
         _, _, _, strip_w = self._geometry()
-        return LEFT_W + PAD, strip_w
+        return self.head_w() + PAD, strip_w
 
     def _marks_from(self) -> float:
-        return LEFT_W  # the pad before the strips too: a mark may start at the window's very start
+        return self.head_w()  # the pad before the strips too: a mark may start at the window's very start
 
     def _row_at(self, pos: QPointF) -> int:
         """The row drawn at ``pos`` (logical pixels), -1 where there is none."""
@@ -410,7 +433,7 @@ class CpuLanesPanel(StripWindowPanel):
         i, last = self._rows[row]
         if last > i:
             return f"CPU {i}–{last}: idle all through the window, so they share one lane"
-        if pos.x() < LEFT_W:
+        if pos.x() < self.head_w():
             cpu = self._cpus[i] if i < len(self._cpus) else None
             return describe_head(i, cpu, self._names, self._dequeuer == i)
         win, t = self.window_ns, self._time_at(pos.x())
@@ -438,7 +461,7 @@ class CpuLanesPanel(StripWindowPanel):
         if row < 0 or self._rows[row][1] > self._rows[row][0]:  # a shared lane: idle, no task
             return 0
         i = self._rows[row][0]
-        if pos.x() < LEFT_W:
+        if pos.x() < self.head_w():
             return self._cpus[i].curr_tid if i < len(self._cpus) else 0
         for xa, xb, code in self._runs[row][0]:
             if xa <= pos.x() < xb:
