@@ -48,7 +48,7 @@ from gui.draw.graph_items import (
     restyle_plot,
     set_y_top,
 )
-from gui.draw.handler_guard import guarded
+from gui.draw.handler_guard import guarded, guarded_bool
 from gui.draw.lane_measure import Interval
 from gui.draw.series import PLOT_SPECS, moving_block, sample_ns_for, window_ns_for
 from gui.panels.base import rescale_fonts, styled_font
@@ -457,6 +457,7 @@ class CompareWindow(QMainWindow):
         super().showEvent(event)  # type: ignore[arg-type]
         QTimer.singleShot(0, self, self._fit_room)  # the first layout is done by then
 
+    @guarded_bool
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.graph_box and event.type() == QEvent.Type.Resize:
             self._fit_room()  # the headline grew a line, a title wrapped, the text size changed
