@@ -203,6 +203,31 @@ def test_compare_figure_is_plain_svg(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "<style" not in text and "class=" not in text
 
 
+def test_a_three_way_figure_wraps_its_caption_inside_the_picture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The caption names every side's settings: with three sides it ran off the figure's right edge.
+    from model.cli.figures import CHAR_EM
+
+    fig = tmp_path / "abc.svg"
+    code, _, err = run(
+        capsys, "compare", "--preset", "yield-remedies", "--duration", "0.3", "--out", str(fig)
+    )
+    assert code == 0, err
+    root = ET.parse(fig).getroot()
+    width = float(root.attrib["width"])
+    texts = [t for t in root.iter() if t.tag.endswith("text") and t.attrib.get("text-anchor") == "start"]
+    caption = [t for t in texts if float(t.attrib["font-size"]) == 11 and float(t.attrib["y"]) < 140]
+    assert len(caption) >= 4  # three lines of settings, the notes under them
+    joined = " ".join(t.text or "" for t in caption)
+    assert "C: sched.policy=cfs-2.6.23 sched.compat_yield=0 iperf.thread_rest=fixed" in joined
+    for t in texts:
+        size = float(t.attrib["font-size"])
+        assert float(t.attrib["x"]) + len(t.text or "") * CHAR_EM * size <= width, t.text
+    ys = [float(t.attrib["y"]) for t in caption]
+    assert ys == sorted(ys) and len(set(ys)) == len(ys)  # one under another, none over another
+
+
 def test_compare_figure_as_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("cairosvg", reason="PNG figures need the png extra (CairoSVG)")
     fig = tmp_path / "ab.png"

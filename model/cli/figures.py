@@ -12,6 +12,7 @@ CairoSVG, an optional extra (``pip install 'schedlab[png]'``).
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,17 @@ def _text(x: float, y: float, s: str, size: int = 12, anchor: str = "start", wei
     )
 
 
+# The widest a character of the font list is on average, as a share of the font size (DejaVu Sans, the
+# widest of them): the writer has no font metrics, so lines are wrapped by this estimate, on the safe side.
+CHAR_EM = 0.62
+
+
+def _lines(text: str, size: int, width: float) -> list[str]:
+    """``text`` in lines that fit ``width`` pixels at ``size`` (a caption naming three or four sides'
+    settings ran off the figure's right edge)."""
+    return textwrap.wrap(text, max(20, int(width / (CHAR_EM * size))), break_on_hyphens=False) or [""]
+
+
 def _x_range(fig: Figure) -> tuple[float, float]:
     if fig.x_ticks:
         xs = [t for t, _ in fig.x_ticks]
@@ -186,7 +198,12 @@ def _line_svg(ln: Line, fx: Callable[[float], float], fy: Callable[[float], floa
 
 def to_svg(fig: Figure) -> str:
     """The figure as one SVG document."""
-    left, right, top = 78, 24, 64 + 16 * len(fig.notes)
+    left, right = 78, 24
+    text_w = fig.width - left - 8
+    title = _lines(fig.title, 16, text_w)
+    words = [line for text in (fig.caption, *fig.notes) for line in _lines(text, 11, text_w)]
+    title_h = 20 * (len(title) - 1)
+    top = 48 + title_h + 16 * len(words)
     legend_h = 26
     gap = 30
     height = top + len(fig.panels) * (fig.panel_height + gap) + 44
@@ -196,11 +213,9 @@ def to_svg(fig: Figure) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{fig.width}" height="{height}" '
         f'viewBox="0 0 {fig.width} {height}">',
         f'<rect x="0" y="0" width="{fig.width}" height="{height}" fill="white"/>',
-        _text(left, 24, fig.title, 16, weight="bold"),
-        _text(left, 44, fig.caption, 11),
     ]
-    for i, note in enumerate(fig.notes):
-        parts.append(_text(left, 60 + 16 * i, note, 11))
+    parts += [_text(left, 24 + 20 * i, line, 16, weight="bold") for i, line in enumerate(title)]
+    parts += [_text(left, 44 + title_h + 16 * i, line, 11) for i, line in enumerate(words)]
 
     def sx(x: float) -> float:
         return left + (x - x0) / (x1 - x0 or 1.0) * plot_w
