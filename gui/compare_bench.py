@@ -1,8 +1,8 @@
 """Compare-window frame benchmark: ``python -m gui.compare_bench`` prints, per story, the p50/p95 time of
-a frame of its classic A/B pair: both sides advanced by one frame (1/60 s) at Normal speed, their lanes
-and the graph redrawn, and the whole window repainted. Read it against ``python -m gui.frame_bench``
-(one run in the main window, same size). The window is 1600×1000; each pair first runs ``--at``
-simulated seconds untimed.
+a frame of its classic A/B pair and of the story's three-way comparison: every side advanced by one
+frame (1/60 s) at Normal speed, their lanes and the graph redrawn, and the whole window repainted. Read
+it against ``python -m gui.frame_bench`` (one run in the main window, same size). The window is
+1600×1000; each comparison first runs ``--at`` simulated seconds untimed.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import time
 
 import numpy as np
 
-PAIRS = {
-    "cfs-yield-2007": "compat-yield",
-    "bfs-saturated-2009": "o1-vs-cfs",
-    "qdisc-fairness-2011": "time-vs-quota",
-}
+COMPARISONS = (
+    ("cfs-yield-2007", "compat-yield"),
+    ("cfs-yield-2007", "yield-remedies"),
+    ("bfs-saturated-2009", "o1-vs-cfs"),
+    ("qdisc-fairness-2011", "time-vs-quota"),
+    ("qdisc-fairness-2011", "exit-rules"),
+)
 FRAME_S = 1 / 60
 
 
@@ -35,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     from model.scenario import load_scenario
 
     app = QApplication.instance() or QApplication([])
-    print(f"{'story':22s} {'pair p50':>9s} {'pair p95':>9s}  (ms per frame, 1600x1000, Normal speed)")
-    for story, preset in PAIRS.items():
+    print(f"{'story':22s} {'preset':16s} {'p50':>6s} {'p95':>6s}  (ms per frame, 1600x1000, Normal speed)")
+    for story, preset in COMPARISONS:
         window = CompareWindow(load_scenario(story), PRESETS[preset].sides, use_timer=False)
         window.resize(1600, 1000)
         window.show()
@@ -50,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
             app.processEvents()
             times[i] = time.perf_counter() - start
         p50, p95 = np.percentile(times * 1e3, [50, 95])
-        print(f"{story:22s} {p50:9.1f} {p95:9.1f}")
+        print(f"{story:22s} {preset:16s} {p50:6.1f} {p95:6.1f}")
         window.close()
     return 0
 
