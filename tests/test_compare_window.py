@@ -90,6 +90,11 @@ def test_presets_offered_are_those_that_mean_something_here(qtbot) -> None:
     assert not yields & set(applicable_presets(load_scenario("qdisc-fairness-2011")))
     assert yields <= set(applicable_presets(load_scenario("yield-playground")))
     assert yields <= set(applicable_presets(load_scenario("cfs-yield-2007")))
+    # the three-way comparisons where their settings act: the iperf client's build, the qdisc's rule
+    assert "yield-remedies" in applicable_presets(load_scenario("cfs-yield-2007"))
+    assert "yield-remedies" not in applicable_presets(load_scenario("yield-playground"))
+    assert "exit-rules" in applicable_presets(load_scenario("qdisc-fairness-2011"))
+    assert "exit-rules" not in applicable_presets(load_scenario("cfs-yield-2007"))
 
 
 def test_the_example_setting_is_one_that_matters_in_the_story(qtbot) -> None:
