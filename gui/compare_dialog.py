@@ -96,7 +96,12 @@ def open_compare(window: Any, sides: tuple[Side, ...]) -> CompareWindow | None:
     """A compare window of ``sides`` on the window's run (its scenario, seed, speed); a dialog if refused."""
     try:
         compare = CompareWindow(
-            scenario_now(window), sides, window.playback.seed, window.playback.speed, window
+            scenario_now(window),
+            sides,
+            window.playback.seed,
+            window.playback.speed,
+            window,
+            loaded=window.playback.loaded,
         )
     except ScenarioError as exc:
         window.show_error("Cannot compare these runs", str(exc))

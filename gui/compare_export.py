@@ -2,18 +2,24 @@
 graph or one side's CPU lanes as PNG, SVG or PDF, for a slide or a paper. The main window's figure
 dialog and writer do the work (``gui.figure_dialog``, ``gui.export``: the path checked first, the bytes
 renamed into place when complete); the caption names the story, every side's settings, the seed and
-the simulated time. A file that cannot be written becomes a dialog; the runs go on.
+the simulated time. A file that cannot be written becomes a dialog; the runs go on. Copy command puts
+on the clipboard the ``schedlab compare`` line that runs the same sides to the time shown.
 """
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 from gui.figures import FigureOptions
 from gui.window_settings import default_settings
+from model.presets import PRESETS
+from model.sched.base import NSEC_PER_SEC
+
+LEAST_DURATION_NS = 1_000_000  # scenario.duration_s's least value, 1 ms
 
 
 def compare_targets(window: Any) -> dict[str, QWidget]:
@@ -63,3 +69,35 @@ def compare_export_dialog(window: Any) -> None:
         export_compare(
             window, dialog.target.currentText(), dialog.path.text(), dialog.options(compare_caption(window))
         )
+
+
+def compare_command(window: Any) -> str:
+    """The ``schedlab compare`` line that runs these sides from the start to the time shown, with the
+    seed: the headline's numbers (add ``--json``), the graph's curves as a figure (``--out FIG.svg``).
+    The scenario is the one the main window opened, with ``--set`` for what differs from it; a preset's
+    sides are ``--preset NAME``; "this run" (a side of no settings) sets the other sides' keys to the
+    values they have in this run, as the command line wants a setting on every side."""
+    from gui.data_export import set_options, toml_value  # only when asked: it loads the CLI's writers
+
+    lock, sides = window.lockstep, tuple(window.sides)
+    base = lock.base.settings()
+    words = ["schedlab compare", shlex.quote(window.loaded.name), *set_options(lock.base, window.loaded)]
+    preset = next((p.name for p in PRESETS.values() if p.sides == sides), None)
+    if preset is not None:
+        words.append(f"--preset {preset}")
+    else:
+        keys = list(dict.fromkeys(k for side in sides for k, _ in side.settings))
+        for side in sides:
+            settings = side.settings or tuple((k, toml_value(k, base[k])) for k in keys)
+            words.append(f"--{side.label.lower()} " + " ".join(shlex.quote(f"{k}={v}") for k, v in settings))
+    seconds = f"{max(lock.now_ns, LEAST_DURATION_NS) / NSEC_PER_SEC:.9f}".rstrip("0").rstrip(".")
+    words += [f"--seed {lock.sims[0].seed}", f"--duration {seconds}"]
+    return " ".join(words)
+
+
+def copy_compare_command(window: Any) -> str:
+    """Put ``compare_command`` on the clipboard and say so in the status bar; the line."""
+    line = compare_command(window)
+    QApplication.clipboard().setText(line)
+    window.statusBar().showMessage(f"Copied: {line}", 10000)
+    return line

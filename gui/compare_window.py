@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.compare_export import compare_export_dialog
+from gui.compare_export import compare_export_dialog, copy_compare_command
 from gui.draw import palette, theme
 from gui.draw.graph_items import (
     TICK_PT,
@@ -98,9 +98,13 @@ class CompareWindow(QMainWindow):
         parent: QWidget | None = None,
         use_timer: bool = True,
         clock: Callable[[], float] = time.perf_counter,
+        loaded: Scenario | None = None,
     ) -> None:
         super().__init__(parent)
         self._clock = clock  # wall time, for the frame's work cap (tests pass their own)
+        # The scenario as opened in the main window (``base`` is it with the live settings of then):
+        # the command line Copy command writes names it and sets what differs.
+        self.loaded = loaded if loaded is not None else base
         self.setWindowTitle(f"schedlab: compare · {base.title or base.name}")
         self.speed = speed
         self.lockstep = Lockstep(base, sides, seed, trace="recent", sample_ns=sample_ns_for(speed))
@@ -219,6 +223,13 @@ class CompareWindow(QMainWindow):
         export.setToolTip("The window, the graph or one side's lanes as PNG, SVG or PDF (Ctrl+Shift+S)")
         export.clicked.connect(lambda: compare_export_dialog(self))
         row.addWidget(export)
+        copy = QPushButton("Copy command")
+        copy.setToolTip(
+            "The schedlab compare line that runs these sides to the time shown: the same numbers "
+            "(--json), the same curves as a figure (--out FIG.svg)"
+        )
+        copy.clicked.connect(lambda: copy_compare_command(self))
+        row.addWidget(copy)
         # The main window's keys for the same things: Space plays and pauses (not while the value box
         # has the keyboard: a value may have spaces), Ctrl+Shift+S exports, Ctrl+W closes.
         for keys, slot in (("Space", self.toggle), ("Ctrl+Shift+S", lambda: compare_export_dialog(self))):

@@ -34,15 +34,21 @@ SLICES = 50
 def command_line(scenario: Scenario, loaded: Scenario, seed: int, option: str, path: Path) -> str:
     """The ``schedlab run`` line that writes the same file: the settings that differ from the story's,
     each value as ``--set`` reads it (TOML: ``[1, 2]``, ``true``), quoted for a POSIX shell."""
+    sets = set_options(scenario, loaded)
+    duration = "" if scenario.duration_s == loaded.duration_s else f" --duration {scenario.duration_s:g}"
+    tail = [f"--seed {seed}{duration}", option, shlex.quote(str(path))]
+    return " ".join(["schedlab run", loaded.name, *sets, *tail])
+
+
+def set_options(scenario: Scenario, loaded: Scenario) -> list[str]:
+    """``--set KEY=VALUE`` for each setting of ``scenario`` that differs from ``loaded``'s, quoted for a
+    POSIX shell (the scenario's own name, title and duration excepted)."""
     base = loaded.settings()
-    sets = [
+    return [
         f"--set {shlex.quote(f'{k}={toml_value(k, v)}')}"
         for k, v in scenario.settings().items()
         if base.get(k) != v and not k.startswith("scenario.")
     ]
-    duration = "" if scenario.duration_s == loaded.duration_s else f" --duration {scenario.duration_s:g}"
-    tail = [f"--seed {seed}{duration}", option, shlex.quote(str(path))]
-    return " ".join(["schedlab run", loaded.name, *sets, *tail])
 
 
 def toml_value(key: str, value: object) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from PySide6.QtWidgets import QMessageBox
 from qt_guard import leak_guard, temp_settings  # noqa: F401 - autouse fixtures
 
@@ -426,3 +427,59 @@ def test_export_writes_each_part_with_a_caption_and_a_bad_path_is_a_dialog(
     qtbot.keyClick(window.value_edit, Qt.Key.Key_Space)  # a space typed in the value box stays there
     assert not window.playing
     window.close()
+
+
+def test_copy_command_is_a_compare_line_that_gives_the_windows_numbers(qtbot, capsys) -> None:
+    # A figure made in the window can be made again from the command line, with the same numbers.
+    import json
+    import shlex
+
+    from PySide6.QtWidgets import QApplication
+
+    from gui.compare_dialog import open_compare
+    from gui.compare_export import copy_compare_command
+    from gui.main_window import MainWindow
+    from model.cli import main as cli_main
+
+    cases = [
+        ("cfs-yield-2007", (), "sched.compat_yield=1", "iperf.thread_rest=fixed", 40),
+        ("qdisc-fairness-2011", (("qdisc.weight_p", 32),), "", "", 12),
+    ]
+    for story, live, b, c, frames in cases:
+        main = MainWindow(load_scenario(story), use_timer=False)
+        qtbot.addWidget(main)
+        for key, value in live:
+            assert main.playback.apply_live(key, value)
+        dialog = CompareDialog(main, load_scenario(story))
+        if b:
+            dialog.custom.setText(b)
+            dialog.custom_c.setText(c)
+            dialog._custom()
+            sides = dialog.choice
+        else:
+            sides = PRESETS["exit-rules"].sides
+        assert sides is not None
+        compare = open_compare(main, sides)
+        assert compare is not None
+        compare._timer.stop()
+        for _ in range(frames):
+            compare.advance(FRAME_NS * 20)
+        line = copy_compare_command(compare)
+        assert QApplication.clipboard().text() == line and line in compare.statusBar().currentMessage()
+        words = shlex.split(line)
+        assert words[:3] == ["schedlab", "compare", story]
+        if live:
+            assert "--set" in words and "qdisc.weight_p=32" in words and "--preset" in words
+        else:  # "this run" states the keys the other sides change, at this run's values
+            assert "--a" in words and {"sched.compat_yield=0", "iperf.thread_rest=sched_yield"} <= set(words)
+        capsys.readouterr()
+        assert cli_main([*words[1:], "--json"]) == 0
+        printed = json.loads(capsys.readouterr().out)
+        for side, sim in zip(printed["sides"], compare.lockstep.sims, strict=True):
+            ours = sim.summary()
+            theirs = side["summary"]
+            assert theirs["duration_s"] == pytest.approx(ours["duration_s"])
+            for key in ("bandwidth_mbps", "fairness_jain", "threads", "cpus"):
+                assert theirs.get(key) == ours.get(key), (story, key)
+        compare.close()
+        main.close()
