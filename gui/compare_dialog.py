@@ -1,5 +1,5 @@
 """File ▸ Compare…: pick a classic pair or three-way comparison (one click each) or "this run against
-the same with …" (B, and a third side C if its box is filled in).
+the same with …" (B, and a third and fourth side, C and D, where their boxes are filled in).
 
 Side A is this run's scenario with its live settings as they are now; a preset's sides change what
 the preset names on top of it (``model.presets``, the same pairs as ``schedlab compare --preset``).
@@ -63,11 +63,14 @@ class CompareDialog(QDialog):
         column.addWidget(QLabel(f"Or this run (A) against the same with (B), e.g. {example}:"))
         self.custom = QLineEdit(example)
         column.addWidget(self.custom)
-        column.addWidget(QLabel("And a third side (C), if you like (empty: none):"))
+        column.addWidget(QLabel("And a third side (C) and a fourth (D), if you like (empty: none):"))
         row = QHBoxLayout()
         self.custom_c = QLineEdit()
-        self.custom_c.setPlaceholderText(f"e.g. {third}")
+        self.custom_c.setPlaceholderText(f"C, e.g. {third}")
         row.addWidget(self.custom_c, 1)
+        self.custom_d = QLineEdit()
+        self.custom_d.setPlaceholderText("D")
+        row.addWidget(self.custom_d, 1)
         go = QPushButton("Compare")
         go.clicked.connect(self._custom)
         go.setDefault(True)  # Enter in either box compares what they say (not the first classic one)
@@ -84,8 +87,9 @@ class CompareDialog(QDialog):
     def _custom(self) -> None:
         try:
             sides = [Side("A", (), "this run"), parse_side("B", self.custom.text().split(), "")]
-            if self.custom_c.text().strip():
-                sides.append(parse_side("C", self.custom_c.text().split(), ""))
+            for box in (self.custom_c, self.custom_d):  # the next label for each one filled in
+                if box.text().strip():
+                    sides.append(parse_side("ABCD"[len(sides)], box.text().split(), ""))
         except ScenarioError as exc:
             self.error.setText(str(exc))
             return

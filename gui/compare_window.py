@@ -9,7 +9,7 @@ Mbit/s"): the same functions, so the window and the command line agree (a Jain i
 command line words "Jain 0.58 → 0.96", needs no more than its values here). A live
 setting can go to one side or to all. The window opens from File ▸ Compare…, with the classic pairs
 and three-way comparisons of ``model.presets`` one click each, or "this run against the same with
-KEY=VALUE" (and a third side). An interval marked (Shift+drag) or a task followed (a click) on one
+KEY=VALUE" (and a third and fourth side). An interval marked (Shift+drag) or a task followed (a click) on one
 side's lanes is marked or followed on every side. Export… writes the window, the graph or a side's
 lanes as a figure (``gui.compare_export``).
 """
@@ -45,6 +45,7 @@ from gui.draw.graph_items import (
     grow_y_top,
     make_plot,
     panel_font,
+    place_floor_label,
     restyle_plot,
     set_y_top,
 )
@@ -188,6 +189,8 @@ class CompareWindow(QMainWindow):
         self.floor.label.setFont(panel_font(TICK_PT))
         self.floor.setVisible(False)
         self.plot.addItem(self.floor, ignoreBounds=True)
+        # As in the main window: unlabelled where a short graph has no room under the line for its words.
+        self.plot.getViewBox().sigResized.connect(lambda _view: place_floor_label(_view, self.floor))
         self.graph_view.setMinimumHeight(180)
         self._kind = ""  # what the graph shows ("jain", "bandwidth", "share:NAME"): known at the first frame
         self._y_top = 0.0  # the bandwidth axis's round top (it only grows)
@@ -412,6 +415,7 @@ class CompareWindow(QMainWindow):
             ncpus = {len(snap.series_layout.cpu_dequeued) for snap in self.snapshots}
             self.floor.setVisible(len(ncpus) == 1)
             self.floor.setValue(1.0 / max(ncpus))
+            place_floor_label(self.plot.getViewBox(), self.floor)
         else:
             self.plot.getAxis("left").setTicks(None)
             self._y_top = grow_y_top(self.plot, 0.0, 1.0)
@@ -451,6 +455,7 @@ class CompareWindow(QMainWindow):
         rescale_fonts(self)
         restyle_plot(self.plot)
         self.floor.label.setFont(panel_font(TICK_PT))
+        place_floor_label(self.plot.getViewBox(), self.floor)
         for lanes in self.lanes:
             lanes.apply_theme()
             self._keep_lanes_whole(lanes)

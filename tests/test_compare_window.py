@@ -149,6 +149,14 @@ def test_a_third_side_from_the_dialog_and_enter_compares_what_the_boxes_say(qtbo
     dialog.custom_c.setText("nonsense")
     dialog._custom()
     assert dialog.error.text().startswith("--c 'nonsense': expected KEY=VALUE"), dialog.error.text()
+    # a fourth side; a D box filled in with C empty is the third side, C
+    dialog.custom_c.setText("sched.policy=o1")
+    dialog.custom_d.setText("sched.policy=bfs")
+    dialog._custom()
+    assert [s.label for s in dialog.choice] == ["A", "B", "C", "D"]
+    dialog.custom_c.setText("")
+    dialog._custom()
+    assert [(s.label, s.settings) for s in dialog.choice][2:] == [("C", (("sched.policy", "bfs"),))]
 
 
 def test_three_sides_fit_a_1280_screen_and_the_graph_keeps_its_share(qtbot) -> None:
@@ -159,8 +167,10 @@ def test_three_sides_fit_a_1280_screen_and_the_graph_keeps_its_share(qtbot) -> N
     from gui.draw import theme
 
     sides_3 = (*PRESETS["time-vs-quota"].sides, Side("C", (("qdisc.exit_rule", "quota+jiffy"),)))
+    sides_4 = (*PRESETS["exit-rules"].sides, Side("D", (("net.device", "dummy"),)))
     cases = [
         ("standard", "exit-rules", PRESETS["exit-rules"].sides, False),
+        ("standard", "four sides", sides_4, False),
         ("standard", "time-vs-quota", PRESETS["time-vs-quota"].sides, False),
         ("projector", "untitled sides", sides_3, False),
         ("large", "untitled sides", sides_3, True),
@@ -183,7 +193,12 @@ def test_three_sides_fit_a_1280_screen_and_the_graph_keeps_its_share(qtbot) -> N
                 assert lanes.height() >= lanes.needed_height()
                 assert lanes.legend_folded == folds, case
                 _, strip_w = lanes._strips_x()  # logical pixels: the text size's zoom makes them larger
-                assert strip_w * lanes.zoom >= 170 and lanes.head_w() >= 130, (case, strip_w, lanes.head_w())
+                least = 150 if len(sides) == 4 else 170
+                assert strip_w * lanes.zoom >= least and lanes.head_w() >= 130, (
+                    case,
+                    strip_w,
+                    lanes.head_w(),
+                )
             # large text, three sides, 720 pixels: the legends folded, the lanes at their least
             least = 200 if mode == "large" else 250
             assert window.graph_view.height() >= least, (case, window.graph_view.height())

@@ -352,3 +352,12 @@ class StackedSteps(pg.GraphicsObject):  # type: ignore[misc]
         for path, brush in zip(self.paths, self.brushes, strict=False):
             p.setBrush(brush)
             p.drawPath(path)
+
+
+def place_floor_label(view: pg.ViewBox, floor: pg.InfiniteLine) -> None:
+    """ "all on one CPU" goes under its line, where Jain (never below 1/n) cannot run over it; where
+    the plot has no room for it there (many CPUs put the line near the time axis, a short plot
+    leaves it a few pixels), the line goes unlabelled rather than over the axis or the data."""
+    y_min, y_max = view.viewRange()[1]
+    below = (floor.value() - y_min) / max(y_max - y_min, 1e-9) * view.height()
+    floor.label.setVisible(below >= floor.label.boundingRect().height() + 2)

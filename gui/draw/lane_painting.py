@@ -53,6 +53,11 @@ def paint_legend(p: QPainter, items: Iterable[tuple[QRectF, str, int | None]], f
         p.drawText(QPointF(rect.right() + 6, rect.bottom() - 2), text)
 
 
+# A one-line head too narrow for a badge's word beside the CPU's name (a comparison's fourth side) says
+# it shorter; the head's tooltip says it whole.
+SHORT_BADGES = {"resched": "rs", "dequeuer": "deq"}
+
+
 def paint_lane_head(
     p: QPainter,
     r: QRectF,
@@ -78,6 +83,19 @@ def paint_lane_head(
         return
     badges = [("need_resched" if two_lines else "resched", False)] if cpu.need_resched else []
     badges += [("dequeuer", True)] if dequeuer else []
+    plain = font_metrics(fonts.plain)
+    wide = sum(plain.horizontalAdvance(text) + 16 for text, _ in badges)
+    if two_lines and badges and fm.horizontalAdvance(name) + 6 + wide > r.width():
+        # A head too narrow for the badges beside the name (a comparison's fourth side): they take the
+        # second line, in place of the task, which the strip beside it shows.
+        left = r.left()
+        for text, filled in badges:
+            width = plain.horizontalAdvance(text) + 12
+            badge(p, left + width, base + 22, text, fonts.plain, filled)
+            left += width + 4
+        return
+    if not two_lines and r.left() + fm.horizontalAdvance(name) + 4 + wide > r.right():
+        badges = [(SHORT_BADGES[text], filled) for text, filled in badges]  # "deq" rather than over the name
     right = r.right()
     for text, filled in reversed(badges):
         right = badge(p, right, base, text, fonts.plain, filled) - 4
@@ -100,7 +118,8 @@ def paint_lane_head(
     if code < 0 and cpu.curr_tid and metrics.horizontalAdvance(label) > room:
         label = cpu.state  # short of room (badges on a one-line head): the strip shows the task under it
     words = metrics.elidedText(label, Qt.TextElideMode.ElideRight, room)
-    p.drawText(QPointF(swatch.right() + 6, swatch.bottom() - 2), words)
+    if words != "…":  # no room for a letter of it: the swatch says whose it is
+        p.drawText(QPointF(swatch.right() + 6, swatch.bottom() - 2), words)
 
 
 def paint_strip(

@@ -63,9 +63,11 @@ COMPACT_LANE_H = 18.0  # the least lane on a stage short of room even after ever
 FOOT_PAD = PAD / 2  # under the time axis: the headline below has its own margin
 MIN_W = 480  # the panel's least width: LEFT_W of heads and a strip of MIN_W - LEFT_W - 2 * PAD
 # A comparison of three or four sides (``allow_narrow``): the heads give way down to NARROW_HEAD_W,
-# their words elided, so that the strip keeps what it has at MIN_W.
+# their words elided, so that the strip keeps what it has at MIN_W; at the least width (four sides on a
+# 1280-pixel screen) the strip has NARROW_STRIP_W.
 NARROW_HEAD_W = 130
-NARROW_MIN_W = NARROW_HEAD_W + MIN_W - LEFT_W
+NARROW_STRIP_W = 150
+NARROW_MIN_W = NARROW_HEAD_W + 2 * PAD + NARROW_STRIP_W
 FOLDED_TOP = 6.0  # above the first lane when the legend is folded
 
 

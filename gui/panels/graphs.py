@@ -31,6 +31,7 @@ from gui.draw.graph_items import (
     grow_y_top,
     make_plot,
     panel_font,
+    place_floor_label,
     restyle_plot,
     set_y_top,
     step_curve,
@@ -119,14 +120,7 @@ class GraphsPanel(SnapshotPanel):
         self.plots["fairness"].getViewBox().sigResized.connect(self._place_floor_label)
 
     def _place_floor_label(self) -> None:
-        """ "all on one CPU" goes under its line, where Jain (never below 1/n) cannot run over it; where
-        the plot has no room for it there (many CPUs put the line near the time axis, a short plot
-        leaves it a few pixels), the line goes unlabelled rather than over the axis or the data."""
-        view = self.plots["fairness"].getViewBox()
-        y_min, y_max = view.viewRange()[1]
-        label = self._fair_floor.label
-        below = (self._fair_floor.value() - y_min) / max(y_max - y_min, 1e-9) * view.height()
-        label.setVisible(below >= label.boundingRect().height() + 2)
+        place_floor_label(self.plots["fairness"].getViewBox(), self._fair_floor)
 
     def _curve(
         self, plot: str, name: str, color: QColor, style: int, width: float, steps: bool = True
