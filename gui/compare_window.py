@@ -309,6 +309,8 @@ class CompareWindow(QMainWindow):
         self._frames += 1
         if dt_ns == 0 or self._frames % HEADLINE_EVERY_FRAMES == 0:
             self.numbers.setText(self.headline_text())
+            if len(self.sides) > 2:
+                self.numbers.setToolTip(self.headline_text(with_changes=True))
         self.time_label.setText(f"t = {format_sim_time(self.lockstep.now_ns)}")  # as the main window
         show_limited(self.time_label, self.limited)
         return self.snapshots
@@ -476,6 +478,7 @@ class CompareWindow(QMainWindow):
     @guarded_bool
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.graph_box and event.type() == QEvent.Type.Resize:
+            self._fit_legend()  # its width is the graph's, laid out (not yet so in the window's resize)
             self._fit_room()  # the headline grew a line, a title wrapped, the text size changed
         return False
 
@@ -483,10 +486,13 @@ class CompareWindow(QMainWindow):
         """As many legend entries a row as the graph's width holds."""
         legend = self.plot.legend
         if isinstance(legend, LegendRow):
-            legend.fit_columns(self.graph_view.width())
+            legend.fit_columns(self.graph_box.width())
 
-    def headline_text(self) -> str:
-        """Each headline metric per side since the start, and the differences from side A."""
+    def headline_text(self, with_changes: bool | None = None) -> str:
+        """Each headline metric per side since the start, and the differences from side A
+        (``with_changes``; by default with two sides only)."""
+        if with_changes is None:
+            with_changes = len(self.sides) == 2
         summaries = self.lockstep.summaries()
         labels = [s.label for s in self.sides]
         lines = []
@@ -503,8 +509,10 @@ class CompareWindow(QMainWindow):
             unit = (
                 f" {diff.metric.unit}" if diff.metric.unit and diff.metric.unit != "%" else diff.metric.unit
             )
-            # An arrow metric's difference ("Jain 0.58 → 0.96") only restates the values beside it.
-            change = "" if diff.metric.arrow else f"   ({'; '.join(diff.texts)})"
+            # An arrow metric's difference ("Jain 0.58 → 0.96") only restates the values beside it; with
+            # three or four sides the differences from A (twice the words: eight lines in large text)
+            # go to the tooltip, the values side by side say it.
+            change = "" if diff.metric.arrow or not with_changes else f"   ({'; '.join(diff.texts)})"
             lines.append(f"{diff.metric.label}: {values}{unit}{change}")
         return "\n".join(lines[:4]) or "no headline figures yet"
 

@@ -174,6 +174,7 @@ def test_three_sides_fit_a_1280_screen_and_the_graph_keeps_its_share(qtbot) -> N
         ("standard", "time-vs-quota", PRESETS["time-vs-quota"].sides, False),
         ("projector", "untitled sides", sides_3, False),
         ("large", "untitled sides", sides_3, True),
+        ("large", "four sides", sides_4, True),
     ]
     try:
         for mode, name, sides, folds in cases:
@@ -193,15 +194,24 @@ def test_three_sides_fit_a_1280_screen_and_the_graph_keeps_its_share(qtbot) -> N
                 assert lanes.height() >= lanes.needed_height()
                 assert lanes.legend_folded == folds, case
                 _, strip_w = lanes._strips_x()  # logical pixels: the text size's zoom makes them larger
-                least = 150 if len(sides) == 4 else 170
-                assert strip_w * lanes.zoom >= least and lanes.head_w() >= 130, (
+                # large text widens the heads' words as much: four sides leave the strips 100 pixels
+                least_strip = 100 if mode == "large" else 150 if len(sides) == 4 else 170
+                assert strip_w * lanes.zoom >= least_strip and lanes.head_w() >= 130, (
                     case,
                     strip_w,
                     lanes.head_w(),
                 )
-            # large text, three sides, 720 pixels: the legends folded, the lanes at their least
+            # large text, three or four sides, 720 pixels: the legends folded, the lanes at their least
             least = 200 if mode == "large" else 250
             assert window.graph_view.height() >= least, (case, window.graph_view.height())
+            # the graph's legend as many a row as its width holds (it was laid out for the window's
+            # width before the layout, one a row: four rows under a four-sided graph, no data left)
+            assert window.plot.legend.rowCount <= 2, (case, window.plot.legend.rowCount)
+            assert window.plot.getViewBox().height() >= 100, (case, window.plot.getViewBox().height())
+            # three or four sides: the values side by side, the differences from A in the tooltip
+            changes = " − A: " in window.numbers.text()
+            assert changes == (len(sides) == 2), case
+            assert len(sides) == 2 or " − A: " in window.numbers.toolTip(), case
             window.close()
     finally:
         theme.set_theme(theme.make_theme("standard"))
