@@ -1,17 +1,18 @@
 """Compare: two to four runs of one scenario and seed, differing in chosen settings, on one clock.
 
 The runs are a ``model.compare.Lockstep``: every side advances by the same simulated time, so their
-CPU lanes, side by side, show the same instant, and the overlaid graph below shares one time axis.
-Sides are told apart by label and line style as well as by colour (A solid, B dashed, C dotted, D
-dash-dot). The headline numbers at the top are each side's mean since the start, with the
-differences as ``model.compare.differences`` words them for ``schedlab compare`` ("B − A: +30.8
-Mbit/s"): the same functions, so the window and the command line agree (a Jain index, which the
-command line words "Jain 0.58 → 0.96", needs no more than its values here). A live
-setting can go to one side or to all. The window opens from File ▸ Compare…, with the classic pairs
-and three-way comparisons of ``model.presets`` one click each, or "this run against the same with
-KEY=VALUE" (and a third and fourth side). An interval marked (Shift+drag) or a task followed (a click) on one
-side's lanes is marked or followed on every side. Export… writes the window, the graph or a side's
-lanes as a figure (``gui.compare_export``).
+CPU lanes, side by side, show the same instant, and the overlaid graph below (``gui.compare_graph``)
+shares one time axis. Sides are told apart by label and line style as well as by colour (A solid, B
+dashed, C dotted, D dash-dot). The headline numbers at the top are each side's mean since the start,
+with the differences as ``model.compare.differences`` words them for ``schedlab compare`` ("B − A:
++30.8 Mbit/s"; with three or four sides in the tooltip): the same functions, so the window and the
+command line agree (a Jain index, which the command line words "Jain 0.58 → 0.96", needs no more than
+its values here). A live setting can go to one side or to all. The window opens from File ▸
+Compare…, with the classic pairs and three-way comparisons of ``model.presets`` one click each, or
+"this run against the same with KEY=VALUE" (and a third and a fourth side). An interval marked
+(Shift+drag) or a task followed (a click) on one side's lanes is marked or followed on every side.
+Export… writes the window, the graph or a side's lanes as a figure, Copy command the command line of
+the same runs (``gui.compare_export``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ import functools
 import time
 from collections.abc import Callable, Sequence
 
-import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -38,36 +37,24 @@ from PySide6.QtWidgets import (
 )
 
 from gui.compare_export import compare_export_dialog, copy_compare_command
+from gui.compare_graph import SIDE_COLOURS, CompareGraph
 from gui.draw import palette, theme
-from gui.draw.graph_items import (
-    TICK_PT,
-    LegendRow,
-    grow_y_top,
-    make_plot,
-    panel_font,
-    place_floor_label,
-    restyle_plot,
-    set_y_top,
-)
 from gui.draw.handler_guard import guarded, guarded_bool
 from gui.draw.lane_measure import Interval
-from gui.draw.series import PLOT_SPECS, moving_block, sample_ns_for, window_ns_for
+from gui.draw.series import sample_ns_for, window_ns_for
 from gui.panels.base import rescale_fonts, styled_font
 from gui.panels.cpu_lanes import CpuLanesPanel
 from gui.panels.time_controls import format_sim_time, show_limited
 from gui.playback import MAX_FRAME_SIM_NS, SPEED_PRESETS, next_budget_ns
 from model.compare import Difference, Lockstep, Side, differences
-from model.metrics import DEQUEUE_SHARES, KERNEL_ROLES, bandwidth_mbps, jain_rows, share
+from model.metrics import DEQUEUE_SHARES
 from model.scenario import Scenario, ScenarioError, parse_set_value
 from model.simulation import LIVE_KEYS, Simulation, live_allowed, live_command
 from model.snapshot import Snapshot
 
 # Okabe–Ito, as the window's palette, and a line style per side so that colour is never the only cue.
-SIDE_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
-SIDE_STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine)
 STYLE_WORDS = ("solid", "dashed", "dotted", "dash-dot")
 FRAME_MS = 33
-MEAN_SAMPLES = 10
 HEADLINE_EVERY_FRAMES = 10  # the numbers change every third of a second: readable
 GRAPH_ROOM = 260  # px: with less, the lanes fold their legends to give the graph more
 COMPARE_LANE_H = 46  # a lane in the height the lanes ask for here: two-line heads, and the graph its share
@@ -164,45 +151,12 @@ class CompareWindow(QMainWindow):
             cell.addWidget(lanes, 1)
             row.addLayout(cell, 1)
         column.addLayout(row, 2)
-        # The main window's graphs, as they are made there: its fonts, its legend row under the data
-        # (never over a line), its fixed Jain axis with the floor where all dequeues are on one CPU.
-        self.graph_view = pg.GraphicsLayoutWidget()
-        self.graph_view.setBackground(palette.BACKGROUND)
-        self.plot, cell = make_plot(*PLOT_SPECS["bandwidth"][:2], legend_columns=len(self.sides))
-        self.graph_view.addItem(cell)
-        self.curves = [
-            self.plot.plot(
-                [],
-                [],
-                name=f"{s.label}: {s.name}",
-                pen=pg.mkPen(SIDE_COLOURS[i], width=3, style=SIDE_STYLES[i]),
-            )
-            for i, s in enumerate(self.sides)
-        ]
-        self.floor = pg.InfiniteLine(
-            angle=0,
-            pen=pg.mkPen(palette.TEXT, width=1, style=Qt.PenStyle.DotLine),
-            label="all on one CPU",
-            # Under the line: Jain is never below 1/n, so the label never covers a curve.
-            labelOpts={"position": 0.02, "color": palette.TEXT, "anchors": [(0, 0), (0, 0)]},
-        )
-        self.floor.label.setFont(panel_font(TICK_PT))
-        self.floor.setVisible(False)
-        self.plot.addItem(self.floor, ignoreBounds=True)
-        # As in the main window: unlabelled where a short graph has no room under the line for its words.
-        self.plot.getViewBox().sigResized.connect(lambda _view: place_floor_label(_view, self.floor))
-        self.graph_view.setMinimumHeight(180)
-        self._kind = ""  # what the graph shows ("jain", "bandwidth", "share:NAME"): known at the first frame
-        self._y_top = 0.0  # the bandwidth axis's round top (it only grows)
+        self.graph = CompareGraph(self.sides)
+        self.graph.installEventFilter(self)  # its height changes with everything above it
+        self.graph_box, self.graph_view, self.plot = self.graph, self.graph.view, self.graph.plot
+        self.curves, self.floor = self.graph.curves, self.graph.floor
         self._coloured = False
-        # In a box of its own, which a figure draws (pyqtgraph's view overrides render() with another
-        # signature, so it cannot be drawn as a plain widget is).
-        self.graph_box = QWidget()
-        self.graph_box.installEventFilter(self)  # its height changes with everything above it
-        box = QVBoxLayout(self.graph_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(self.graph_view)
-        column.addWidget(self.graph_box, 2)
+        column.addWidget(self.graph, 2)
         self.setCentralWidget(central)
 
     def _build_controls(self) -> QHBoxLayout:
@@ -305,7 +259,7 @@ class CompareWindow(QMainWindow):
             self._coloured = True
         for lanes, snap in zip(self.lanes, self.snapshots, strict=True):
             lanes.render(snap)
-        self._draw_graph()
+        self.graph.draw(self.lockstep.base, self.snapshots, self.lockstep.now_ns - window_ns_for(self.speed))
         self._frames += 1
         if dt_ns == 0 or self._frames % HEADLINE_EVERY_FRAMES == 0:
             self.numbers.setText(self.headline_text())
@@ -327,101 +281,8 @@ class CompareWindow(QMainWindow):
     # ---- what is drawn ----------------------------------------------------------------------
 
     def graph_kind(self) -> str:
-        """What the graph shows: the qdisc's Jain index; else the bandwidth where the run moves bytes;
-        else ("share:NAME") the CPU share of the thread whose share differs most between the sides."""
-        lay = self.snapshots[0].series_layout if self.snapshots else None
-        if lay is not None and len(lay.cpu_dequeued) > 1:
-            return "jain"
-        base = self.lockstep.base
-        if base.iperf.enabled or base.has_qdisc or not self.snapshots:
-            return "bandwidth"
-        name = self._thread_to_draw()
-        return f"share:{name}" if name else "bandwidth"
-
-    def _thread_to_draw(self) -> str:
-        """The thread whose CPU share since the start differs most between the sides, among those that
-        call sched_yield() if any does (what a comparison without network is most often about), else
-        among all; the one drawn stays until another's difference is half as large again."""
-        per_side = [
-            self._newest(snap, snap.series_layout.task_exec_ns, per_ns=True) for snap in self.snapshots
-        ]
-        names = [
-            n
-            for n in per_side[0]
-            if n.partition("/")[0] not in KERNEL_ROLES and all(n in p for p in per_side)
-        ]
-        yields = [self._newest(snap, snap.series_layout.task_yields) for snap in self.snapshots]
-        names = [n for n in names if any(y.get(n) for y in yields)] or names
-        if not names:
-            return ""
-        spread = {n: max(p[n] for p in per_side) - min(p[n] for p in per_side) for n in names}
-        best = max(names, key=lambda n: spread[n])
-        now = self._kind.partition(":")[2]
-        if now in spread and spread[best] <= 1.5 * spread[now] + 0.01:
-            return now
-        return best
-
-    @staticmethod
-    def _newest(snap: Snapshot, columns: Sequence[int], per_ns: bool = False) -> dict[str, float]:
-        """Each thread's newest value of a cumulative counter (its yields), or with ``per_ns`` that
-        over the time since the start (its CPU time: its share)."""
-        if not len(snap.series) or snap.series[-1, 0] <= 0:
-            return {}
-        row = snap.series[-1]
-        scale = float(row[0]) if per_ns else 1.0
-        return {task.name: float(row[col]) / scale for task, col in zip(snap.tasks, columns, strict=True)}
-
-    def _draw_graph(self) -> None:
-        kind = self.graph_kind()
-        if kind != self._kind:
-            self._set_up_graph(kind)
-        t_from = self.lockstep.now_ns - window_ns_for(self.speed)
-        top = 0.0
-        for curve, snap in zip(self.curves, self.snapshots, strict=True):
-            series = snap.series
-            if len(series) < 2:
-                curve.setData([], [])
-                continue
-            ends, moving = moving_block(series, t_from, MEAN_SAMPLES)
-            dt = np.maximum(moving[:, 0], 1).astype(np.float64)
-            if kind == "jain":
-                values = jain_rows(moving[:, list(snap.series_layout.cpu_dequeued)])
-            elif kind.startswith("share:"):
-                name = kind.partition(":")[2]
-                cols = zip(snap.tasks, snap.series_layout.task_exec_ns, strict=True)
-                col = next(c for task, c in cols if task.name == name)
-                values = 100.0 * share(moving[:, col], dt)
-            else:
-                values = bandwidth_mbps(moving[:, snap.series_layout.acked_bytes], dt)
-                top = max(top, float(values.max(initial=0.0)))
-            curve.setData(ends, values)
-        if kind == "bandwidth":
-            self._y_top = grow_y_top(self.plot, self._y_top, top)
-
-    def _set_up_graph(self, kind: str) -> None:
-        """Title, y label and axis for ``kind``: Jain from 0 to 1 with its floor (1/n: every dequeue on
-        one CPU) where every side has the same CPUs, or bandwidth up to a round top that only grows."""
-        self._kind = kind
-        if kind.startswith("share:"):
-            title, y_label = f"{kind.partition(':')[2]}: its CPU share", PLOT_SPECS["threads"][1]
-        else:
-            title, y_label = PLOT_SPECS["fairness" if kind == "jain" else "bandwidth"][:2]
-        self.plot.setProperty("schedlab_title", title)
-        self.plot.setProperty("schedlab_y_label", y_label)
-        restyle_plot(self.plot)
-        if kind.startswith("share:"):
-            set_y_top(self.plot, 100.0, [(float(v), str(v)) for v in range(0, 101, 25)])
-            self.floor.setVisible(False)
-        elif kind == "jain":
-            set_y_top(self.plot, 1.0, [(v, f"{v:.2f}") for v in (0.0, 0.25, 0.5, 0.75, 1.0)])
-            ncpus = {len(snap.series_layout.cpu_dequeued) for snap in self.snapshots}
-            self.floor.setVisible(len(ncpus) == 1)
-            self.floor.setValue(1.0 / max(ncpus))
-            place_floor_label(self.plot.getViewBox(), self.floor)
-        else:
-            self.plot.getAxis("left").setTicks(None)
-            self._y_top = grow_y_top(self.plot, 0.0, 1.0)
-            self.floor.setVisible(False)
+        """What the graph shows (``CompareGraph.kind_for``)."""
+        return self.graph.kind_for(self.lockstep.base, self.snapshots)
 
     def _keep_lanes_whole(self, lanes: CpuLanesPanel) -> None:
         lanes.setMinimumHeight(lanes.needed_height())
@@ -437,7 +298,7 @@ class CompareWindow(QMainWindow):
         for t in self.titles:
             if (t.minimumHeight(), t.maximumHeight()) != (title_h, title_h):
                 t.setFixedHeight(title_h)
-        room = self.graph_box.geometry().bottom() - self.lanes[0].geometry().top()
+        room = self.graph.geometry().bottom() - self.lanes[0].geometry().top()
         graph_least = GRAPH_ROOM
         fold = max(lanes.needed_height(legend=True) for lanes in self.lanes) + graph_least > room
         for lanes in self.lanes:
@@ -455,19 +316,15 @@ class CompareWindow(QMainWindow):
         base.setPointSizeF(base.pointSizeF() * theme.current().font_factor)
         self.setFont(base)
         rescale_fonts(self)
-        restyle_plot(self.plot)
-        self.floor.label.setFont(panel_font(TICK_PT))
-        place_floor_label(self.plot.getViewBox(), self.floor)
+        self.graph.restyle()
         for lanes in self.lanes:
             lanes.apply_theme()
             self._keep_lanes_whole(lanes)
-        self._fit_legend()
         QTimer.singleShot(0, self, self._fit_room)  # once the new fonts are laid out
 
     @guarded
     def resizeEvent(self, event: object) -> None:  # Qt override
         super().resizeEvent(event)  # type: ignore[arg-type]
-        self._fit_legend()
         self._fit_room()
 
     @guarded
@@ -477,16 +334,10 @@ class CompareWindow(QMainWindow):
 
     @guarded_bool
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
-        if watched is self.graph_box and event.type() == QEvent.Type.Resize:
-            self._fit_legend()  # its width is the graph's, laid out (not yet so in the window's resize)
+        if watched is self.graph and event.type() == QEvent.Type.Resize:
+            self.graph.fit_legend()  # its width, laid out (not yet so in the window's resize)
             self._fit_room()  # the headline grew a line, a title wrapped, the text size changed
         return False
-
-    def _fit_legend(self) -> None:
-        """As many legend entries a row as the graph's width holds."""
-        legend = self.plot.legend
-        if isinstance(legend, LegendRow):
-            legend.fit_columns(self.graph_box.width())
 
     def headline_text(self, with_changes: bool | None = None) -> str:
         """Each headline metric per side since the start, and the differences from side A
