@@ -106,6 +106,7 @@ def open_compare(window: Any, sides: tuple[Side, ...]) -> CompareWindow | None:
             window.playback.speed,
             window,
             loaded=window.playback.loaded,
+            source=window.source,
         )
     except ScenarioError as exc:
         window.show_error("Cannot compare these runs", str(exc))

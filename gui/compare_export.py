@@ -74,14 +74,15 @@ def compare_export_dialog(window: Any) -> None:
 def compare_command(window: Any) -> str:
     """The ``schedlab compare`` line that runs these sides from the start to the time shown, with the
     seed: the headline's numbers (add ``--json``), the graph's curves as a figure (``--out FIG.svg``).
-    The scenario is the one the main window opened, with ``--set`` for what differs from it; a preset's
-    sides are ``--preset NAME``; "this run" (a side of no settings) sets the other sides' keys to the
-    values they have in this run, as the command line wants a setting on every side."""
+    The scenario is the one the main window opened (its name, or its file's path), with ``--set`` for
+    what differs from it; a preset's sides are ``--preset NAME``; "this run" (a side of no settings)
+    sets the other sides' keys to the values they have in this run, as the command line wants a
+    setting on every side."""
     from gui.data_export import set_options, toml_value  # only when asked: it loads the CLI's writers
 
     lock, sides = window.lockstep, tuple(window.sides)
     base = lock.base.settings()
-    words = ["schedlab compare", shlex.quote(window.loaded.name), *set_options(lock.base, window.loaded)]
+    words = ["schedlab compare", shlex.quote(window.source), *set_options(lock.base, window.loaded)]
     preset = next((p.name for p in PRESETS.values() if p.sides == sides), None)
     if preset is not None:
         words.append(f"--preset {preset}")

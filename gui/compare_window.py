@@ -87,12 +87,14 @@ class CompareWindow(QMainWindow):
         use_timer: bool = True,
         clock: Callable[[], float] = time.perf_counter,
         loaded: Scenario | None = None,
+        source: str = "",
     ) -> None:
         super().__init__(parent)
         self._clock = clock  # wall time, for the frame's work cap (tests pass their own)
         # The scenario as opened in the main window (``base`` is it with the live settings of then):
         # the command line Copy command writes names it and sets what differs.
         self.loaded = loaded if loaded is not None else base
+        self.source = source or self.loaded.name  # a built-in's name or the file's path
         self.setWindowTitle(f"schedlab: compare · {base.title or base.name}")
         self.speed = speed
         self.lockstep = Lockstep(base, sides, seed, trace="recent", sample_ns=sample_ns_for(speed))

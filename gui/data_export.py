@@ -31,13 +31,17 @@ from model.simulation import Simulation
 SLICES = 50
 
 
-def command_line(scenario: Scenario, loaded: Scenario, seed: int, option: str, path: Path) -> str:
-    """The ``schedlab run`` line that writes the same file: the settings that differ from the story's,
-    each value as ``--set`` reads it (TOML: ``[1, 2]``, ``true``), quoted for a POSIX shell."""
+def command_line(
+    scenario: Scenario, loaded: Scenario, seed: int, option: str, path: Path, source: str = ""
+) -> str:
+    """The ``schedlab run`` line that writes the same file: the scenario as opened (``source``: a
+    built-in's name or the file's path; a file's scenario name alone would not be found), the settings
+    that differ from it, each value as ``--set`` reads it (TOML: ``[1, 2]``, ``true``), quoted for a
+    POSIX shell."""
     sets = set_options(scenario, loaded)
     duration = "" if scenario.duration_s == loaded.duration_s else f" --duration {scenario.duration_s:g}"
     tail = [f"--seed {seed}{duration}", option, shlex.quote(str(path))]
-    return " ".join(["schedlab run", loaded.name, *sets, *tail])
+    return " ".join(["schedlab run", shlex.quote(source or loaded.name), *sets, *tail])
 
 
 def set_options(scenario: Scenario, loaded: Scenario) -> list[str]:
@@ -119,7 +123,7 @@ def export_data(window: Any, path: Path, to_now: bool = False) -> str | None:
     finally:
         dialog.close()
     option = "--csv" if path.suffix.lower() == ".csv" else "--json >"
-    line = command_line(scenario, window.playback.loaded, seed, option, path)
+    line = command_line(scenario, window.playback.loaded, seed, option, path, window.source)
     window.statusBar().showMessage(f"Wrote {path}: the same as {line}", 10000)
     return line
 

@@ -158,3 +158,34 @@ def test_the_save_dialog_adds_the_extension_and_remembers_the_folder(
     next(a for a in menu.actions() if a.text() == "Save scenario as…").trigger()
     assert load_scenario(str(tmp_path / "mine.toml")).settings()["net.udelay_us"] == 3000
     assert window.settings.value("scenario/folder") == str(tmp_path)
+
+
+def test_the_command_line_of_a_scenario_file_names_the_file(qtbot, tmp_path: Path, capsys) -> None:
+    # It named the file's scenario ("cfs-yield-2007"): the built-in, not the file, with its changes.
+    from gui.compare_dialog import open_compare
+    from gui.compare_export import compare_command
+    from model.compare import Side, parse_side
+    from model.scenario import scenario_path
+
+    text = scenario_path("cfs-yield-2007")[0].read_text(encoding="utf-8")
+    path = tmp_path / "my lab" / "slow iperf.toml"
+    path.parent.mkdir()
+    path.write_text(text.replace("duration_s = ", "duration_s = 2.0\n# was ", 1), encoding="utf-8")
+    window = window_on(qtbot, "cfs-yield-2007")
+    assert window.open_scenario_file(str(path))
+    window.playback.advance_to(50_000_000)
+    line = export_data(window, tmp_path / "window.json", to_now=True)
+    assert line is not None
+    words = shlex.split(line)
+    assert words[:3] == ["schedlab", "run", str(path)], words
+    capsys.readouterr()
+    assert words[-3:-1] == ["--json", ">"]
+    assert cli.main(words[1:-2]) == 0  # to stdout, here
+    ours = json.loads((tmp_path / "window.json").read_text(encoding="utf-8"))
+    theirs = json.loads(capsys.readouterr().out)
+    assert theirs["bandwidth_mbps"] == ours["bandwidth_mbps"] and theirs["duration_s"] == ours["duration_s"]
+    compare = open_compare(window, (Side("A", (), "this run"), parse_side("B", ["sched.compat_yield=1"])))
+    assert compare is not None
+    compare._timer.stop()
+    assert shlex.split(compare_command(compare))[:3] == ["schedlab", "compare", str(path)]
+    compare.close()
