@@ -30,16 +30,10 @@ def applicable_presets(scenario: Scenario) -> list[str]:
     return names
 
 
-def custom_example(scenario: Scenario) -> str:
-    """A setting worth comparing in this scenario: the exit rule with a qdisc, the yield sysctl where
-    a task yields, else the scheduler."""
-    return custom_examples(scenario)[0]
-
-
 def custom_examples(scenario: Scenario) -> tuple[str, str]:
-    """Side B's example and a third side's: with a qdisc the 3.1 quota and jamal's quota with the
-    jiffy; where a task yields the yield sysctl and the fixed iperf build (or O(1) without iperf);
-    else two other schedulers."""
+    """Settings worth comparing in this scenario, side B's and a third side's: with a qdisc the 3.1
+    quota and jamal's quota with the jiffy; where a task yields the yield sysctl and the fixed iperf
+    build (or O(1) without iperf); else two other schedulers."""
     if scenario.has_qdisc:
         return "qdisc.exit_rule=quota", "qdisc.exit_rule=quota+jiffy"
     if scenario.may_yield:

@@ -17,14 +17,13 @@ from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 from gui.figures import FigureOptions
 from gui.window_settings import default_settings
 from model.presets import PRESETS
+from model.scenario import section_specs
 from model.sched.base import NSEC_PER_SEC
-
-LEAST_DURATION_NS = 1_000_000  # scenario.duration_s's least value, 1 ms
 
 
 def compare_targets(window: Any) -> dict[str, QWidget]:
     """What can be exported, by the name the dialog shows."""
-    targets: dict[str, QWidget] = {"Whole window": window, "Graph": window.graph_box}
+    targets: dict[str, QWidget] = {"Whole window": window, "Graph": window.graph}
     for side, lanes in zip(window.sides, window.lanes, strict=True):
         targets[f"Side {side.label}: CPU lanes"] = lanes
     return targets
@@ -59,11 +58,10 @@ def export_compare(window: Any, target: str, path: str, options: FigureOptions |
 
 
 def compare_export_dialog(window: Any) -> None:
-    from gui.figure_dialog import FigureDialog
+    from gui.figure_dialog import FigureDialog, file_stem
 
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in window.lockstep.base.name)
-    settings = figure_settings(window)
-    dialog = FigureDialog(window, list(compare_targets(window)), f"schedlab-compare-{name}", settings)
+    name = f"schedlab-compare-{file_stem(window.lockstep.base.name)}"
+    dialog = FigureDialog(window, list(compare_targets(window)), name, figure_settings(window))
     if dialog.exec() == QDialog.DialogCode.Accepted:
         dialog.remember()
         export_compare(
@@ -91,7 +89,8 @@ def compare_command(window: Any) -> str:
         for side in sides:
             settings = side.settings or tuple((k, toml_value(k, base[k])) for k in keys)
             words.append(f"--{side.label.lower()} " + " ".join(shlex.quote(f"{k}={v}") for k, v in settings))
-    seconds = f"{max(lock.now_ns, LEAST_DURATION_NS) / NSEC_PER_SEC:.9f}".rstrip("0").rstrip(".")
+    least_s = float(section_specs("scenario")["duration_s"].lo or 0.0)  # a run at t = 0 runs the least
+    seconds = f"{max(lock.now_ns / NSEC_PER_SEC, least_s):.9f}".rstrip("0").rstrip(".")
     words += [f"--seed {lock.sims[0].seed}", f"--duration {seconds}"]
     return " ".join(words)
 

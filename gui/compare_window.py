@@ -155,8 +155,6 @@ class CompareWindow(QMainWindow):
         column.addLayout(row, 2)
         self.graph = CompareGraph(self.sides)
         self.graph.installEventFilter(self)  # its height changes with everything above it
-        self.graph_box, self.graph_view, self.plot = self.graph, self.graph.view, self.graph.plot
-        self.curves, self.floor = self.graph.curves, self.graph.floor
         self._coloured = False
         column.addWidget(self.graph, 2)
         self.setCentralWidget(central)
@@ -301,15 +299,14 @@ class CompareWindow(QMainWindow):
             if (t.minimumHeight(), t.maximumHeight()) != (title_h, title_h):
                 t.setFixedHeight(title_h)
         room = self.graph.geometry().bottom() - self.lanes[0].geometry().top()
-        graph_least = GRAPH_ROOM
-        fold = max(lanes.needed_height(legend=True) for lanes in self.lanes) + graph_least > room
+        fold = max(lanes.needed_height(legend=True) for lanes in self.lanes) + GRAPH_ROOM > room
         for lanes in self.lanes:
             if lanes.legend_folded != fold:
                 lanes.fold_legend(fold)
                 self._keep_lanes_whole(lanes)
             # No taller than leaves the graph its room (a layout short of room gave the lanes all the
             # height they asked for first), never shorter than every lane needs.
-            lanes.setMaximumHeight(max(lanes.needed_height(), int(room - graph_least)))
+            lanes.setMaximumHeight(max(lanes.needed_height(), room - GRAPH_ROOM))
 
     def apply_theme(self) -> None:
         """Text and graph at the display mode and zoom now (the main window calls this when they change,

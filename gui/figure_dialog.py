@@ -28,6 +28,12 @@ FORMAT_NAMES = {".png": "PNG image", ".svg": "SVG drawing", ".pdf": "PDF documen
 SCALES = (("1× (screen)", 1.0), ("2× (high-DPI slides)", 2.0), ("300 DPI (print)", 300 / SCREEN_DPI))
 
 
+def file_stem(name: str) -> str:
+    """A scenario's name as a file name's stem: characters other than letters, digits, "-", "_" and
+    "." become "-"."""
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in name)
+
+
 class FigureDialog(QDialog):
     def __init__(self, parent: QWidget, targets: list[str], base_name: str, settings: Any) -> None:
         super().__init__(parent)

@@ -51,9 +51,9 @@ def export_to(window: Any, target: str, path: str, options: FigureOptions | None
 
 
 def export_dialog(window: Any) -> None:
-    from gui.figure_dialog import FigureDialog
+    from gui.figure_dialog import FigureDialog, file_stem
 
-    name = "".join(c if c.isalnum() or c in "-_." else "-" for c in window.playback.scenario.name)
+    name = file_stem(window.playback.scenario.name)
     dialog = FigureDialog(window, list(export_targets(window)), f"schedlab-{name}", window.settings)
     if dialog.exec() == QDialog.DialogCode.Accepted:
         dialog.remember()

@@ -37,7 +37,7 @@ def test_sides_advance_together_and_the_numbers_are_the_command_lines(qtbot) -> 
         assert diff.texts[0] in text
     bandwidth = {d.metric.path: d for d in expected}["bandwidth_mbps"]
     assert bandwidth.values[1] > bandwidth.values[0], "compat_yield 1 should out-run 0 here"
-    for curve in window.curves:
+    for curve in window.graph.curves:
         x, y = curve.getData()
         assert x is not None and len(x) > 5 and np.isfinite(y).all()
 
@@ -99,11 +99,18 @@ def test_presets_offered_are_those_that_mean_something_here(qtbot) -> None:
 
 
 def test_the_example_setting_is_one_that_matters_in_the_story(qtbot) -> None:
-    from gui.compare_dialog import custom_example
+    from gui.compare_dialog import custom_examples
 
-    assert custom_example(load_scenario("qdisc-fairness-2011")) == "qdisc.exit_rule=quota"
-    assert custom_example(load_scenario("cfs-yield-2007")) == "sched.compat_yield=1"
-    assert custom_example(load_scenario("bfs-saturated-2009")) == "sched.policy=eevdf"
+    assert custom_examples(load_scenario("qdisc-fairness-2011")) == (
+        "qdisc.exit_rule=quota",
+        "qdisc.exit_rule=quota+jiffy",
+    )
+    assert custom_examples(load_scenario("cfs-yield-2007")) == (
+        "sched.compat_yield=1",
+        "iperf.thread_rest=fixed",
+    )
+    assert custom_examples(load_scenario("yield-playground")) == ("sched.compat_yield=1", "sched.policy=o1")
+    assert custom_examples(load_scenario("bfs-saturated-2009")) == ("sched.policy=eevdf", "sched.policy=bfs")
 
 
 def test_the_main_window_opens_this_run_against_the_same_with_a_setting(qtbot) -> None:
@@ -203,11 +210,14 @@ def test_three_sides_fit_a_1280_screen_and_the_graph_keeps_its_share(qtbot) -> N
                 )
             # large text, three or four sides, 720 pixels: the legends folded, the lanes at their least
             least = 200 if mode == "large" else 250
-            assert window.graph_view.height() >= least, (case, window.graph_view.height())
+            assert window.graph.view.height() >= least, (case, window.graph.view.height())
             # the graph's legend as many a row as its width holds (it was laid out for the window's
             # width before the layout, one a row: four rows under a four-sided graph, no data left)
-            assert window.plot.legend.rowCount <= 2, (case, window.plot.legend.rowCount)
-            assert window.plot.getViewBox().height() >= 100, (case, window.plot.getViewBox().height())
+            assert window.graph.plot.legend.rowCount <= 2, (case, window.graph.plot.legend.rowCount)
+            assert window.graph.plot.getViewBox().height() >= 100, (
+                case,
+                window.graph.plot.getViewBox().height(),
+            )
             # three or four sides: the values side by side, the differences from A in the tooltip
             changes = " − A: " in window.numbers.text()
             assert changes == (len(sides) == 2), case
@@ -233,7 +243,7 @@ def test_the_graph_is_the_main_windows_legend_under_the_data_and_jain_on_its_fix
         qtbot.waitExposed(window)
         for _ in range(100):
             window.advance(FRAME_NS)
-        item = window.plot
+        item = window.graph.plot
         assert item.property("schedlab_title") == title
         view = item.getViewBox()
         data = view.mapRectToScene(view.boundingRect())
@@ -241,7 +251,7 @@ def test_the_graph_is_the_main_windows_legend_under_the_data_and_jain_on_its_fix
         assert legend.height() > 0 and not legend.intersects(data), (story, legend, data)
         assert legend.top() >= data.bottom()
         points = 0
-        for curve in window.curves:
+        for curve in window.graph.curves:
             xs, ys = curve.getData()
             for x, y in zip(xs, ys, strict=True):
                 assert data.contains(view.mapViewToScene(QPointF(float(x), float(y)))), (story, x, y)
@@ -250,11 +260,11 @@ def test_the_graph_is_the_main_windows_legend_under_the_data_and_jain_on_its_fix
         y_low, y_high = view.viewRange()[1]
         if window.graph_kind() == "jain":
             assert (y_low, y_high) == (-0.06, 1.2)  # Jain's own range, whatever the legend
-            assert window.floor.isVisible() and window.floor.value() == 0.25  # 1/n, n = 4 CPUs
+            assert window.graph.floor.isVisible() and window.graph.floor.value() == 0.25  # 1/n, n = 4 CPUs
         else:
-            tops = max(float(curve.getData()[1].max()) for curve in window.curves)
+            tops = max(float(curve.getData()[1].max()) for curve in window.graph.curves)
             assert tops <= y_high <= 2.5 * tops
-            assert not window.floor.isVisible()
+            assert not window.graph.floor.isVisible()
         window.close()
 
 
@@ -361,7 +371,7 @@ def test_a_run_without_network_draws_the_thread_that_differs_most_and_no_bandwid
         window.advance(10 * FRAME_NS)
     assert window.graph_kind() == "share:yielder"
     assert "bandwidth" not in window.headline_text() and "yielder CPU" in window.headline_text()
-    means = [float(np.mean(curve.getData()[1])) for curve in window.curves]
+    means = [float(np.mean(curve.getData()[1])) for curve in window.graph.curves]
     # 6.6-6.16 leaves the yielder eligible, about half the CPU; 6.17+ forfeits its requests
     a, b = (float(s["threads"]["yielder"]["share"]) for s in window.lockstep.summaries())
     assert means[0] > 2 * means[1] and a > 2 * b

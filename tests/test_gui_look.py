@@ -106,7 +106,7 @@ def test_an_open_comparison_follows_a_mode_change_in_the_main_window(make) -> No
     compare._timer.stop()
 
     def sizes() -> tuple[float, float, float]:
-        tick = compare.plot.getAxis("left").style["tickFont"]
+        tick = compare.graph.plot.getAxis("left").style["tickFont"]
         return compare.numbers.font().pointSizeF(), compare.font().pointSizeF(), tick.pointSizeF()
 
     before = sizes()

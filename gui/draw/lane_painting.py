@@ -84,18 +84,20 @@ def paint_lane_head(
     badges = [("need_resched" if two_lines else "resched", False)] if cpu.need_resched else []
     badges += [("dequeuer", True)] if dequeuer else []
     plain = font_metrics(fonts.plain)
-    wide = sum(plain.horizontalAdvance(text) + 16 for text, _ in badges)
-    if two_lines and badges and fm.horizontalAdvance(name) + 6 + wide > r.width():
-        # A head too narrow for the badges beside the name (a comparison's fourth side): they take the
-        # second line, in place of the task, which the strip beside it shows.
+    # A head too narrow for the badges beside the name (a comparison's fourth side)
+    crowded = (
+        fm.horizontalAdvance(name) + 6 + sum(plain.horizontalAdvance(t) + 16 for t, _ in badges) > r.width()
+    )
+    if crowded and two_lines and badges:
+        # the badges take the second line, in place of the task, which the strip beside it shows
         left = r.left()
         for text, filled in badges:
             width = plain.horizontalAdvance(text) + 12
             badge(p, left + width, base + 22, text, fonts.plain, filled)
             left += width + 4
         return
-    if not two_lines and r.left() + fm.horizontalAdvance(name) + 4 + wide > r.right():
-        badges = [(SHORT_BADGES[text], filled) for text, filled in badges]  # "deq" rather than over the name
+    if crowded:  # one line: "deq" rather than over the name
+        badges = [(SHORT_BADGES[text], filled) for text, filled in badges]
     right = r.right()
     for text, filled in reversed(badges):
         right = badge(p, right, base, text, fonts.plain, filled) - 4
